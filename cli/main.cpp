@@ -1,0 +1,233 @@
+// mxconform: the command-line front end. Thin: parsing, files and reports; the numeric work is in
+// the registered implementations.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "mxconform/error.h"
+#include "mxconform/npy.h"
+#include "mxconform/registry.h"
+#include "quantize_summary.h"
+
+namespace mxconform::cli {
+namespace {
+
+// The knobs shared by quantize and dequantize, as the user typed them.
+struct KnobOptions {
+  std::string out_dtype;
+  std::string emax_mode = "emax";
+  std::string fp8_nan = "canonical";
+  std::uint32_t lane_stride = 0;
+  int high_parity = 1;
+  std::string scale_layout = "physical";
+  std::string backend;
+  bool force = false;
+};
+
+void add_knob_options(CLI::App& command, KnobOptions& knobs) {
+  command.add_option("--out-dtype", knobs.out_dtype,
+                     "Output dtype: float4_e2m1fn_x4 (2), float8_e4m3fn (5), float8_e5m2 (7), "
+                     "float8_e4m3fn_x4 (8), float8_e5m2_x4 (9); aliases fp4, e4m3, e5m2, e4m3_x4, e5m2_x4")
+      ->required();
+  command.add_option("--emax-mode", knobs.emax_mode, "emax (default) or emax-1");
+  command.add_option("--fp8-nan", knobs.fp8_nan, "FP8 NaN policy: canonical (sign|0x7F, default) or zero");
+  command.add_option("--lane-stride", knobs.lane_stride, "FP4 lane-remap stride; 0 (default) is no remap");
+  command.add_option("--high-parity", knobs.high_parity, "FP4 nibble parity that goes high: 1 (default) or 0");
+  command.add_option("--scale-layout", knobs.scale_layout, "physical (slot-interleaved, default) or logical");
+  command.add_option("--backend", knobs.backend, "Implementation to run (see `mxconform backends`)");
+  command.add_flag("--force", knobs.force, "Overwrite output files that already exist");
+}
+
+void apply_knobs(const KnobOptions& knobs, QuantizeConfig& config) {
+  config.output = parse_output_dtype(knobs.out_dtype);
+  config.emax_mode = parse_emax_mode(knobs.emax_mode);
+  config.fp8_nan = parse_fp8_nan(knobs.fp8_nan);
+  config.fp4_lane_stride = knobs.lane_stride;
+  config.fp4_high_parity = knobs.high_parity;
+  config.scale_layout = parse_scale_layout(knobs.scale_layout);
+}
+
+const Implementation& select_backend(const std::string& wanted, const QuantizeConfig& config) {
+  const Implementation* impl = wanted.empty() ? &best_implementation() : find_implementation(wanted);
+  if (impl == nullptr) {
+    std::string names;
+    for (const Implementation* each : implementations()) names += (names.empty() ? "" : ", ") + std::string(each->name());
+    throw Error("unknown backend '" + wanted + "'; available: " + names);
+  }
+  if (!runnable_here(*impl)) {
+    throw Error("backend '" + std::string(impl->name()) + "' needs CPU features " +
+                impl->required_features().to_string() + "; this CPU has " + CpuFeatures::detect().to_string());
+  }
+  const std::string reason = impl->unsupported_reason(config);
+  if (!reason.empty()) throw Error("backend '" + std::string(impl->name()) + "' does not support this configuration: " + reason);
+  return *impl;
+}
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// Refuses an output that would replace an input, or that exists without --force, before any
+// file is written, so that a failed command leaves no partial output behind.
+void check_outputs(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs, bool force) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    struct stat out_stat {};
+    const bool exists = ::stat(outputs[i].c_str(), &out_stat) == 0;
+    for (const std::string& in : inputs) {
+      struct stat in_stat {};
+      if (exists && ::stat(in.c_str(), &in_stat) == 0 && in_stat.st_dev == out_stat.st_dev &&
+          in_stat.st_ino == out_stat.st_ino) {
+        throw Error(outputs[i] + ": is also an input file; choose another output path");
+      }
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (outputs[j] == outputs[i]) throw Error(outputs[i] + ": named for two outputs");
+    }
+    if (exists && !force) throw Error(outputs[i] + ": exists; pass --force to overwrite");
+  }
+}
+
+int run_quantize(const std::string& input_path, const std::string& in_dtype, const std::string& data_path,
+                 const std::string& scale_path, const KnobOptions& knobs, bool quiet) {
+  npy::Array input = npy::read(input_path);
+  if (input.shape.size() != 2) {
+    throw Error(input_path + ": expected a 2-D array [P, F], got shape " + shape_text(input.shape));
+  }
+  QuantizeConfig config;
+  if (input.type == npy::ElementType::kFloat16) {
+    if (!in_dtype.empty() && parse_input_dtype(in_dtype) != InputDtype::kFloat16) {
+      throw Error(input_path + ": holds <f2 (float16) values but --in-dtype is " + in_dtype);
+    }
+    config.input = InputDtype::kFloat16;
+  } else if (input.type == npy::ElementType::kUint16) {
+    if (in_dtype.empty()) throw Error(input_path + ": holds <u2 raw bits; say which with --in-dtype bfloat16|float16");
+    config.input = parse_input_dtype(in_dtype);
+  } else {
+    throw Error(input_path + ": dtype " + std::string(npy::descr(input.type)) +
+                " is not an input; expected <u2 (raw bfloat16/float16 bits) or <f2 (float16)");
+  }
+  config.partitions = input.shape[0];
+  config.free = input.shape[1];
+  apply_knobs(knobs, config);
+  validate(config);
+  const Implementation& backend = select_backend(knobs.backend, config);
+  check_outputs({input_path}, {data_path, scale_path}, knobs.force);
+
+  const Geometry g = geometry(config);
+  std::vector<std::uint16_t> elements(config.partitions * config.free);
+  std::memcpy(elements.data(), input.bytes.data(), elements.size() * sizeof(std::uint16_t));
+  npy::Array data{npy::ElementType::kUint8, {config.partitions, g.data_row_bytes}, std::vector<std::uint8_t>(g.data_bytes)};
+  // Rows that no slot names are 0 in the file: the buffer starts zeroed and backends leave them.
+  npy::Array scale{npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, std::vector<std::uint8_t>(g.scale_bytes, 0)};
+  backend.quantize(config, elements.data(), data.bytes.data(), scale.bytes.data());
+
+  npy::write(data_path, data, knobs.force);
+  npy::write(scale_path, scale, knobs.force);
+  if (!quiet) {
+    const QuantizeSummary summary = summarize(config, elements.data(), data.bytes.data(), scale.bytes.data());
+    std::cerr << format_summary(config, summary, std::string(backend.name()), input_path, data_path, scale_path);
+  }
+  return 0;
+}
+
+int run_dequantize(const std::string& data_path, const std::string& scale_path, const std::string& output_path,
+                   const KnobOptions& knobs) {
+  npy::Array data = npy::read(data_path);
+  npy::Array scale = npy::read(scale_path);
+  for (const auto* each : {&data, &scale}) {
+    const std::string& path = each == &data ? data_path : scale_path;
+    if (each->type != npy::ElementType::kUint8) {
+      throw Error(path + ": expected |u1 bytes, got dtype " + std::string(npy::descr(each->type)));
+    }
+    if (each->shape.size() != 2) throw Error(path + ": expected a 2-D array, got shape " + shape_text(each->shape));
+  }
+  QuantizeConfig config;
+  apply_knobs(knobs, config);
+  config.partitions = data.shape[0];
+  config.free = is_fp4(config.output) ? data.shape[1] * 2 : data.shape[1];
+  validate(config);
+  const Geometry g = geometry(config);
+  if (scale.shape[0] != g.scale_rows || scale.shape[1] != g.block_cols) {
+    throw Error(scale_path + ": shape " + shape_text(scale.shape) + " does not match data " + shape_text(data.shape) +
+                " for " + std::string(name(config.output)) + " with the " + std::string(name(config.scale_layout)) +
+                " layout; expected (" + std::to_string(g.scale_rows) + ", " + std::to_string(g.block_cols) + ")");
+  }
+  const Implementation& backend = select_backend(knobs.backend, config);
+  check_outputs({data_path, scale_path}, {output_path}, knobs.force);
+  npy::Array output{npy::ElementType::kFloat32, {config.partitions, config.free},
+                    std::vector<std::uint8_t>(config.partitions * config.free * sizeof(float))};
+  std::vector<float> values(config.partitions * config.free);
+  backend.dequantize(config, data.bytes.data(), scale.bytes.data(), values.data());
+  std::memcpy(output.bytes.data(), values.data(), output.bytes.size());
+  npy::write(output_path, output, knobs.force);
+  return 0;
+}
+
+int run_backends() {
+  const CpuFeatures here = CpuFeatures::detect();
+  std::printf("CPU features: %s\n", here.to_string().c_str());
+  std::printf("%-8s  %-22s  %-20s  %s\n", "name", "runs here", "needs", "description");
+  for (const Implementation* impl : implementations()) {
+    const bool ok = runnable_here(*impl);
+    const std::string runs = ok ? "yes" : "no (missing features)";
+    std::printf("%-8s  %-22s  %-20s  %s\n", std::string(impl->name()).c_str(), runs.c_str(),
+                impl->required_features().to_string().c_str(), std::string(impl->description()).c_str());
+  }
+  std::printf("default: %s\n", std::string(best_implementation().name()).c_str());
+  return 0;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"mxconform: a differential conformance harness for OCP MX quantization (Neuron QuantizeMx semantics)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mxconform 0.1.0");
+
+  std::string input_path, in_dtype, data_path, scale_path, output_path;
+  bool quiet = false;
+  KnobOptions quantize_knobs;
+  CLI::App* quantize = app.add_subcommand("quantize", "Quantize a 2-D .npy tensor to MX data and E8M0 scales");
+  quantize->add_option("--input", input_path, "Input .npy: <u2 raw bits [P, F], or <f2 float16 [P, F]")->required();
+  quantize->add_option("--in-dtype", in_dtype, "bfloat16 or float16 (required for <u2 input)");
+  quantize->add_option("--data", data_path, "Output data .npy (|u1 [P, F] for FP8, [P, F/2] for FP4)")->required();
+  quantize->add_option("--scale", scale_path, "Output scale .npy (|u1 [rows, F/4])")->required();
+  quantize->add_flag("--quiet", quiet, "Do not print the summary");
+  add_knob_options(*quantize, quantize_knobs);
+
+  KnobOptions dequantize_knobs;
+  CLI::App* dequantize = app.add_subcommand("dequantize", "Decode MX data and scales to float32");
+  dequantize->add_option("--data", data_path, "Data .npy written by quantize")->required();
+  dequantize->add_option("--scale", scale_path, "Scale .npy written by quantize")->required();
+  dequantize->add_option("--output", output_path, "Output float32 .npy [P, F]")->required();
+  add_knob_options(*dequantize, dequantize_knobs);
+
+  CLI::App* backends = app.add_subcommand("backends", "List the implementations and whether this CPU runs them");
+
+  CLI11_PARSE(app, argc, argv);
+  if (quantize->parsed()) return run_quantize(input_path, in_dtype, data_path, scale_path, quantize_knobs, quiet);
+  if (dequantize->parsed()) return run_dequantize(data_path, scale_path, output_path, dequantize_knobs);
+  if (backends->parsed()) return run_backends();
+  return 2;
+}
+
+}  // namespace
+}  // namespace mxconform::cli
+
+int main(int argc, char** argv) {
+  try {
+    return mxconform::cli::run(argc, argv);
+  } catch (const mxconform::Error& error) {
+    std::fprintf(stderr, "mxconform: error: %s\n", error.what());
+    return 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "mxconform: internal error: %s\n", error.what());
+    return 3;
+  }
+}

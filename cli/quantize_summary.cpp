@@ -1,0 +1,84 @@
+#include "quantize_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "mxconform/scale_layout.h"
+#include "scalar_backend.h"
+#include "widen.h"
+
+namespace mxconform::cli {
+
+QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* input,
+                          const std::uint8_t* data, const std::uint8_t* scale) {
+  const Geometry g = geometry(config);
+  const std::size_t count = config.partitions * config.free;
+  std::vector<float> values(count);
+  impl::scalar_backend().dequantize(config, data, scale, values.data());
+  const double max_value = [&] {
+    const FormatInfo format = element_format(config.output);
+    const double significand = 1.0 + static_cast<double>(format.max_code & ((1u << format.mantissa_bits) - 1)) /
+                                         (1u << format.mantissa_bits);
+    return std::ldexp(significand, format.emax);
+  }();
+
+  QuantizeSummary s;
+  s.elements = count;
+  s.scale_min = std::numeric_limits<int>::max();
+  for (std::size_t row = 0; row < config.partitions; ++row) {
+    const std::size_t group = row / kBlockRows;
+    const std::size_t scale_row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(group) : group;
+    for (std::size_t col = 0; col < config.free; ++col) {
+      const std::size_t k = row * config.free + col;
+      const std::uint32_t bits = config.input == InputDtype::kBfloat16 ? impl::widen_bf16(input[k])
+                                                                       : impl::widen_f16(input[k]);
+      float x;
+      std::memcpy(&x, &bits, sizeof x);
+      const int e8m0 = scale[scale_row * g.block_cols + col / kBlockCols];
+      s.scale_min = std::min(s.scale_min, e8m0);
+      s.scale_max = std::max(s.scale_max, e8m0);
+      const double block_max = std::ldexp(max_value, e8m0 - E8M0::kBias);
+      const double actual = values[k];
+      if (std::isnan(x)) {
+        ++s.nan;
+        continue;
+      }
+      if (std::isinf(x)) ++s.inf;
+      if (std::fabs(static_cast<double>(x)) > block_max && std::fabs(actual) == block_max) ++s.saturated;
+      if (std::isfinite(x) && x != 0.0f && actual == 0.0) ++s.flushed;
+    }
+  }
+  return s;
+}
+
+std::string format_summary(const QuantizeConfig& config, const QuantizeSummary& summary,
+                           const std::string& backend, const std::string& input_path,
+                           const std::string& data_path, const std::string& scale_path) {
+  const Geometry g = geometry(config);
+  const OutputDtypeInfo& out = info(config.output);
+  std::ostringstream text;
+  text << "mxconform quantize: backend " << backend << "\n";
+  text << "  input      " << input_path << "  " << name(config.input) << " [" << config.partitions << ", "
+       << config.free << "]\n";
+  text << "  data       " << data_path << "  " << out.name << " (id " << static_cast<int>(out.id) << ")  |u1 ["
+       << config.partitions << ", " << g.data_row_bytes << "] bytes";
+  if (out.elements_per_container > 1) {
+    text << ", [" << config.partitions << ", " << g.containers_per_row << "] x" << out.elements_per_container
+         << " containers";
+  }
+  text << "\n";
+  text << "  scale      " << scale_path << "  e8m0 |u1 [" << g.scale_rows << ", " << g.block_cols << "] "
+       << name(config.scale_layout) << " layout, " << g.block_rows * g.block_cols << " blocks\n";
+  text << "  config     " << describe(config) << "\n";
+  text << "  elements   " << summary.elements << ": saturated " << summary.saturated << ", flushed to zero "
+       << summary.flushed << ", NaN " << summary.nan << ", Inf " << summary.inf << "\n";
+  text << "  e8m0 range " << summary.scale_min << " .. " << summary.scale_max << " (2^" << summary.scale_min - E8M0::kBias
+       << " .. 2^" << summary.scale_max - E8M0::kBias << ")\n";
+  return text.str();
+}
+
+}  // namespace mxconform::cli

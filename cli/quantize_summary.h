@@ -1,0 +1,31 @@
+#pragma once
+// What a quantize did, element by element, for the summary printed after `mxconform quantize`.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "mxconform/quantize_config.h"
+
+namespace mxconform::cli {
+
+struct QuantizeSummary {
+  std::size_t elements = 0;
+  std::size_t saturated = 0;  // |x| (Inf included) above the block's largest representable value
+  std::size_t flushed = 0;    // finite non-zero inputs whose code is a zero
+  std::size_t nan = 0;        // NaN inputs
+  std::size_t inf = 0;        // Inf inputs
+  int scale_min = 0;          // smallest and largest E8M0 byte written
+  int scale_max = 0;
+};
+
+// Classifies every element from the input, the logical scales and the dequantized output
+// (computed with the scalar implementation).
+QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* input,
+                          const std::uint8_t* data, const std::uint8_t* scale);
+
+// Multi-line, aligned text naming the backend, files, shape, configuration and counts.
+std::string format_summary(const QuantizeConfig& config, const QuantizeSummary& summary,
+                           const std::string& backend, const std::string& input_path,
+                           const std::string& data_path, const std::string& scale_path);
+
+}  // namespace mxconform::cli

@@ -1,0 +1,141 @@
+#include "scalar_backend.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "e8m0_scale.h"
+#include "fp4_pack.h"
+#include "mxconform/scale_layout.h"
+#include "narrow.h"
+#include "widen.h"
+
+namespace mxconform::impl {
+namespace {
+
+float from_bits(std::uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+std::uint32_t to_bits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+// Steps 1-5 for the whole tensor: one element code per byte, row-major, and the logical scales.
+void quantize_codes(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* codes,
+                    std::uint8_t* logical_scale) {
+  const std::size_t f = config.free;
+  const std::size_t groups = config.partitions / kBlockRows;
+  const std::size_t cols = f / kBlockCols;
+  const int bias = emax_bias(config);
+  const FormatInfo format = element_format(config.output);
+  const auto widen = config.input == InputDtype::kBfloat16 ? widen_bf16 : widen_f16;
+
+  std::vector<std::uint32_t> wide(kBlockRows * f);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const std::uint16_t* group_in = input + g * kBlockRows * f;
+    for (std::size_t i = 0; i < kBlockRows * f; ++i) wide[i] = widen(group_in[i]);
+    for (std::size_t c = 0; c < cols; ++c) {
+      std::uint32_t max_field = 0;
+      for (std::size_t r = 0; r < kBlockRows; ++r) {
+        for (std::size_t j = 0; j < kBlockCols; ++j) {
+          max_field = std::max(max_field, exponent_field(wide[r * f + c * kBlockCols + j]));
+        }
+      }
+      const std::uint32_t e8m0 = e8m0_from_max_field(max_field, bias);
+      logical_scale[g * cols + c] = static_cast<std::uint8_t>(e8m0);
+      const float m = from_bits(multiplier_bits(e8m0));
+      for (std::size_t r = 0; r < kBlockRows; ++r) {
+        for (std::size_t j = 0; j < kBlockCols; ++j) {
+          const std::size_t i = r * f + c * kBlockCols + j;
+          const float y = m * from_bits(wide[i]);  // step 4: one fp32 multiply
+          codes[g * kBlockRows * f + i] = static_cast<std::uint8_t>(narrow(to_bits(y), format, config.fp8_nan));
+        }
+      }
+    }
+  }
+}
+
+// Element value as fp32 bits, from the code's fields.
+float decode_element(std::uint32_t code, const FormatInfo& format) {
+  const std::uint32_t sign_bit = 1u << (format.bits - 1);
+  const std::uint32_t magnitude = code & (sign_bit - 1);
+  const std::uint32_t mantissa = magnitude & ((1u << format.mantissa_bits) - 1);
+  const std::uint32_t exponent = magnitude >> format.mantissa_bits;
+  const std::uint32_t exponent_all_ones = (1u << format.exponent_bits) - 1;
+  const std::uint32_t sign = (code & sign_bit) != 0 ? Float32::kSignMask : 0;
+  const bool nan = (format.specials == Specials::kIeee && exponent == exponent_all_ones && mantissa != 0) ||
+                   (format.specials == Specials::kFiniteAndNan && magnitude == sign_bit - 1);
+  if (nan) return from_bits(sign | Float32::kExponentMask | (1u << (Float32::kMantissaBits - 1)));
+  if (format.specials == Specials::kIeee && exponent == exponent_all_ones) {
+    return from_bits(sign | Float32::kInfCode);
+  }
+  const std::uint32_t significand = exponent == 0 ? mantissa : mantissa | (1u << format.mantissa_bits);
+  const int unbiased = (exponent == 0 ? 1 : static_cast<int>(exponent)) - format.bias - format.mantissa_bits;
+  return from_bits(to_bits(std::ldexp(static_cast<float>(significand), unbiased)) | sign);
+}
+
+class ScalarBackend final : public Implementation {
+ public:
+  std::string_view name() const override { return "scalar"; }
+  std::string_view description() const override {
+    return "portable C++ with integer bit manipulation; always built, runs anywhere";
+  }
+  CpuFeatures required_features() const override { return {}; }
+
+  void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
+                std::uint8_t* scale) const override {
+    const Geometry g = geometry(config);
+    const std::size_t count = config.partitions * config.free;
+    std::vector<std::uint8_t> logical_scale(g.block_rows * g.block_cols);
+    if (is_fp4(config.output)) {
+      std::vector<std::uint8_t> codes(count);
+      quantize_codes(config, input, codes.data(), logical_scale.data());
+      pack_fp4(codes.data(), count, config.fp4_lane_stride, config.fp4_high_parity, data);
+    } else {
+      quantize_codes(config, input, data, logical_scale.data());  // FP8: codes are the bytes
+    }
+    for (std::size_t i = 0; i < g.block_rows; ++i) {
+      const std::size_t row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(i) : i;
+      std::memcpy(scale + row * g.block_cols, logical_scale.data() + i * g.block_cols, g.block_cols);
+    }
+  }
+
+  void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const std::uint8_t* scale,
+                  float* output) const override {
+    const Geometry g = geometry(config);
+    const std::size_t count = config.partitions * config.free;
+    const FormatInfo format = element_format(config.output);
+    std::vector<std::uint8_t> codes;
+    const std::uint8_t* code_of = data;
+    if (is_fp4(config.output)) {
+      codes.resize(count);
+      unpack_fp4(data, count, config.fp4_lane_stride, config.fp4_high_parity, codes.data());
+      code_of = codes.data();
+    }
+    float table[1u << 8];
+    for (std::uint32_t code = 0; code < (1u << format.bits); ++code) table[code] = decode_element(code, format);
+    for (std::size_t row = 0; row < config.partitions; ++row) {
+      const std::size_t group = row / kBlockRows;
+      const std::size_t scale_row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(group) : group;
+      for (std::size_t col = 0; col < config.free; ++col) {
+        const std::size_t k = row * config.free + col;
+        const int e8m0 = scale[scale_row * g.block_cols + col / kBlockCols];
+        output[k] = std::ldexp(table[code_of[k]], e8m0 - E8M0::kBias);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+const Implementation& scalar_backend() {
+  static const ScalarBackend kBackend;
+  return kBackend;
+}
+
+}  // namespace mxconform::impl

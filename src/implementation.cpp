@@ -1,0 +1,7 @@
+#include "mxconform/implementation.h"
+
+namespace mxconform {
+
+std::string Implementation::unsupported_reason(const QuantizeConfig&) const { return {}; }
+
+}  // namespace mxconform
