@@ -1,5 +1,6 @@
 #pragma once
 // decisions.md step 6 for FP4: two nibbles per byte, with the lane remap and the parity knob.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -38,6 +39,14 @@ inline void unpack_fp4(const std::uint8_t* packed, std::size_t count, std::uint3
     const bool high = static_cast<int>(position & 1) == high_parity;
     codes[k] = high ? static_cast<std::uint8_t>(byte >> kNibbleBits) : byte & kLowNibble;
   }
+}
+
+// The lane remap applied to bytes packed with stride 0: lane_remap moves nibble pair p of a
+// window of 2*stride nibbles to pair stride-1-p, and a nibble pair is a byte, so each window of
+// `stride` bytes is reversed. Precondition: size % stride == 0.
+inline void reverse_byte_windows(std::uint8_t* data, std::size_t size, std::size_t stride) {
+  if (stride < 2) return;
+  for (std::size_t w = 0; w + stride <= size; w += stride) std::reverse(data + w, data + w + stride);
 }
 
 }  // namespace mxconform::impl

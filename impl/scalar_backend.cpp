@@ -4,11 +4,9 @@
 #include <cstring>
 #include <vector>
 
-#include "e8m0_scale.h"
+#include "block_kernel.h"
 #include "fp4_pack.h"
 #include "mxconform/scale_layout.h"
-#include "narrow.h"
-#include "widen.h"
 
 namespace mxconform::impl {
 namespace {
@@ -28,35 +26,11 @@ std::uint32_t to_bits(float value) {
 // Steps 1-5 for the whole tensor: one element code per byte, row-major, and the logical scales.
 void quantize_codes(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* codes,
                     std::uint8_t* logical_scale) {
-  const std::size_t f = config.free;
   const std::size_t groups = config.partitions / kBlockRows;
-  const std::size_t cols = f / kBlockCols;
-  const int bias = emax_bias(config);
-  const FormatInfo format = element_format(config.output);
-  const auto widen = config.input == InputDtype::kBfloat16 ? widen_bf16 : widen_f16;
-
-  std::vector<std::uint32_t> wide(kBlockRows * f);
+  const std::size_t cols = config.free / kBlockCols;
   for (std::size_t g = 0; g < groups; ++g) {
-    const std::uint16_t* group_in = input + g * kBlockRows * f;
-    for (std::size_t i = 0; i < kBlockRows * f; ++i) wide[i] = widen(group_in[i]);
-    for (std::size_t c = 0; c < cols; ++c) {
-      std::uint32_t max_field = 0;
-      for (std::size_t r = 0; r < kBlockRows; ++r) {
-        for (std::size_t j = 0; j < kBlockCols; ++j) {
-          max_field = std::max(max_field, exponent_field(wide[r * f + c * kBlockCols + j]));
-        }
-      }
-      const std::uint32_t e8m0 = e8m0_from_max_field(max_field, bias);
-      logical_scale[g * cols + c] = static_cast<std::uint8_t>(e8m0);
-      const float m = from_bits(multiplier_bits(e8m0));
-      for (std::size_t r = 0; r < kBlockRows; ++r) {
-        for (std::size_t j = 0; j < kBlockCols; ++j) {
-          const std::size_t i = r * f + c * kBlockCols + j;
-          const float y = m * from_bits(wide[i]);  // step 4: one fp32 multiply
-          codes[g * kBlockRows * f + i] = static_cast<std::uint8_t>(narrow(to_bits(y), format, config.fp8_nan));
-        }
-      }
-    }
+    quantize_blocks(config, input, g, 0, cols, codes + g * kBlockRows * config.free, config.free,
+                    logical_scale + g * cols);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "mxconform/registry.h"
 
+#include "avx2_backend.h"
 #include "oracle.h"
 #include "scalar_backend.h"
 
@@ -9,6 +10,7 @@ const std::vector<const Implementation*>& implementations() {
   static const std::vector<const Implementation*> kAll = {
       &oracle::backend(),
       &impl::scalar_backend(),
+      &impl::avx2_backend(),
   };
   return kAll;
 }

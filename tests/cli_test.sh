@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The mxconform CLI end to end: the oracle and scalar backends write identical files for every
+# The mxconform CLI end to end: the oracle and every runnable backend write identical files for every
 # output dtype and knob, and bad input gets one clear line and a non-zero exit with no output.
 # Usage: cli_test.sh MXCONFORM_BINARY EXAMPLE_BF16_NPY
 set -uo pipefail
@@ -23,15 +23,19 @@ npy() {
 # The same bits read as float16: only the descr differs ('<u2' -> '<f2', same length).
 sed 's/<u2/<f2/' "$example" > "$work/example_f16.npy"
 
-# 1. Backends agree for every output dtype and knob.
+# 1. Backends agree for every output dtype and knob: the oracle and every backend this CPU runs.
+subjects=$("$mx" backends | awk '$2 == "yes" && $1 != "oracle" { print $1 }')
+[[ -n "$subjects" ]] || fail "no backend runs here"
 run_both() {  # run_both LABEL ARGS...
   local label=$1; shift
-  for backend in oracle scalar; do
+  for backend in oracle $subjects; do
     if ! "$mx" quantize --quiet --backend "$backend" --data "$work/$backend.d.npy" --scale "$work/$backend.s.npy" --force "$@" 2> "$work/err"; then
       fail "$label: $backend exited non-zero: $(cat "$work/err")"; return
     fi
   done
-  if cmp -s "$work/oracle.d.npy" "$work/scalar.d.npy" && cmp -s "$work/oracle.s.npy" "$work/scalar.s.npy"; then pass; else fail "$label: oracle and scalar files differ"; fi
+  for backend in $subjects; do
+    if cmp -s "$work/oracle.d.npy" "$work/$backend.d.npy" && cmp -s "$work/oracle.s.npy" "$work/$backend.s.npy"; then pass; else fail "$label: oracle and $backend files differ"; fi
+  done
 }
 for layout in physical logical; do
   for mode in emax emax-1; do

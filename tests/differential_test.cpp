@@ -63,47 +63,62 @@ TEST(Differential, OracleAgreesWithEveryImplementationOnRandomBlocks) {
   std::printf("differential seed: %u\n", kSeed);
   ::testing::Test::RecordProperty("seed", std::to_string(kSeed));
   std::mt19937 rng(kSeed);
-  const std::size_t shapes[][2] = {{8, 4}, {8, 8}, {16, 4}, {8, 16}, {24, 8}, {32, 12}, {40, 4}, {16, 32}};
-  const std::uint32_t strides[] = {0, 1, 2, 4, 8};
+  // Widths cover the SIMD chunk (32 columns), its multiples, and every tail of 1..7 blocks.
+  const std::size_t shapes[][2] = {{8, 4},  {8, 8},   {16, 4},  {8, 16},  {24, 8},  {32, 12},
+                                   {40, 4}, {16, 32}, {8, 64},  {16, 36}, {8, 100}, {24, 128},
+                                   {8, 60}, {16, 92}, {8, 160}, {136, 40}};
+  const std::uint32_t strides[] = {0, 1, 2, 4, 8, 16, 3};
+  const Implementation& oracle_impl = oracle::backend();
+  std::vector<const Implementation*> subjects;
+  for (const Implementation* impl : implementations()) {
+    if (impl != &oracle_impl && runnable_here(*impl)) subjects.push_back(impl);
+  }
+  ASSERT_FALSE(subjects.empty());
   std::size_t blocks = 0;
-  const Implementation& expected_impl = oracle::backend();
-  for (const Implementation* subject : implementations()) {
-    if (subject == &expected_impl || !runnable_here(*subject)) continue;
-    blocks = 0;
-    std::size_t iteration = 0;
-    while (blocks < 100000) {
-      QuantizeConfig config;
-      config.input = iteration % 2 == 0 ? InputDtype::kBfloat16 : InputDtype::kFloat16;
-      config.output = output_dtypes()[(iteration / 2) % output_dtypes().size()].id;
-      const auto& shape = shapes[(iteration / 10) % (sizeof shapes / sizeof shapes[0])];
-      config.partitions = shape[0];
-      config.free = shape[1];
-      config.emax_mode = (iteration / 3) % 2 == 0 ? EmaxMode::kEmax : EmaxMode::kEmaxMinus1;
-      config.fp8_nan = (iteration / 7) % 2 == 0 ? Fp8NanPolicy::kCanonical : Fp8NanPolicy::kZero;
-      config.scale_layout = (iteration / 5) % 2 == 0 ? ScaleLayout::kPhysical : ScaleLayout::kLogical;
-      config.fp4_high_parity = static_cast<int>((iteration / 11) % 2);
-      config.fp4_lane_stride = strides[(iteration / 13) % 5];
-      if ((config.partitions * config.free) % (2 * std::max<std::uint32_t>(1, config.fp4_lane_stride)) != 0) {
-        config.fp4_lane_stride = 0;
-      }
-      ++iteration;
-      validate(config);
-      const Geometry g = geometry(config);
-      const auto input = random_tensor(rng, config.input, config.partitions, config.free);
-      std::vector<std::uint8_t> expected_data(g.data_bytes, 0xAA), actual_data(g.data_bytes, 0x55);
-      std::vector<std::uint8_t> expected_scale(g.scale_bytes, 0xEE), actual_scale(g.scale_bytes, 0xEE);
-      expected_impl.quantize(config, input.data(), expected_data.data(), expected_scale.data());
+  std::size_t iteration = 0;
+  while (blocks < 100000) {
+    QuantizeConfig config;
+    config.input = iteration % 2 == 0 ? InputDtype::kBfloat16 : InputDtype::kFloat16;
+    config.output = output_dtypes()[(iteration / 2) % output_dtypes().size()].id;
+    const auto& shape = shapes[(iteration / 10) % (sizeof shapes / sizeof shapes[0])];
+    config.partitions = shape[0];
+    config.free = shape[1];
+    config.emax_mode = (iteration / 3) % 2 == 0 ? EmaxMode::kEmax : EmaxMode::kEmaxMinus1;
+    config.fp8_nan = (iteration / 7) % 2 == 0 ? Fp8NanPolicy::kCanonical : Fp8NanPolicy::kZero;
+    config.scale_layout = (iteration / 5) % 2 == 0 ? ScaleLayout::kPhysical : ScaleLayout::kLogical;
+    config.fp4_high_parity = static_cast<int>((iteration / 11) % 2);
+    config.fp4_lane_stride = strides[(iteration / 13) % (sizeof strides / sizeof strides[0])];
+    if ((config.partitions * config.free) % (2 * std::max<std::uint32_t>(1, config.fp4_lane_stride)) != 0) {
+      config.fp4_lane_stride = 0;
+    }
+    ++iteration;
+    validate(config);
+    const Geometry g = geometry(config);
+    const auto input = random_tensor(rng, config.input, config.partitions, config.free);
+    std::vector<std::uint8_t> expected_data(g.data_bytes, 0xAA);
+    std::vector<std::uint8_t> expected_scale(g.scale_bytes, 0xEE);
+    oracle_impl.quantize(config, input.data(), expected_data.data(), expected_scale.data());
+    for (const Implementation* subject : subjects) {
+      std::vector<std::uint8_t> actual_data(g.data_bytes, 0x55);
+      std::vector<std::uint8_t> actual_scale(g.scale_bytes, 0xEE);  // unnamed rows must keep 0xEE
       subject->quantize(config, input.data(), actual_data.data(), actual_scale.data());
       for (std::size_t i = 0; i < g.data_bytes; ++i) {
         ASSERT_EQ(expected_data[i], actual_data[i])
             << subject->name() << ": data byte " << i << " expected " << hex(expected_data, i) << " actual "
             << hex(actual_data, i) << "; " << describe(config) << "; seed " << kSeed << " iteration " << iteration - 1;
       }
-      ASSERT_EQ(expected_scale, actual_scale) << subject->name() << ": scale bytes differ; " << describe(config);
-      blocks += g.block_rows * g.block_cols;
+      for (std::size_t i = 0; i < g.scale_bytes; ++i) {
+        ASSERT_EQ(expected_scale[i], actual_scale[i])
+            << subject->name() << ": scale byte " << i << " (row " << i / g.block_cols << ") expected "
+            << hex(expected_scale, i) << " actual " << hex(actual_scale, i) << "; " << describe(config) << "; seed "
+            << kSeed << " iteration " << iteration - 1;
+      }
     }
-    std::printf("%s: %zu blocks in %zu tensors agree with the oracle\n",
-                std::string(subject->name()).c_str(), blocks, iteration);
+    blocks += g.block_rows * g.block_cols;
+  }
+  for (const Implementation* subject : subjects) {
+    std::printf("%s: %zu blocks in %zu tensors agree with the oracle\n", std::string(subject->name()).c_str(),
+                blocks, iteration);
   }
 }
 
