@@ -14,6 +14,9 @@
 #include "mxconform/npy.h"
 #include "mxconform/registry.h"
 #include "quantize_summary.h"
+#ifdef MXCONFORM_WITH_BENCH
+#include "bench.h"
+#endif
 
 namespace mxconform::cli {
 namespace {
@@ -209,6 +212,12 @@ int run(int argc, char** argv) {
   add_knob_options(*dequantize, dequantize_knobs);
 
   CLI::App* backends = app.add_subcommand("backends", "List the implementations and whether this CPU runs them");
+#ifdef MXCONFORM_WITH_BENCH
+  // Listed for --help only: main() hands `bench` to mxconform::bench::run before this parser.
+  app.add_subcommand("bench", "Time every backend against speed-of-light kernels (Google Benchmark; "
+                              "`mxconform bench --help` for flags)")
+      ->allow_extras();
+#endif
 
   CLI11_PARSE(app, argc, argv);
   if (quantize->parsed()) return run_quantize(input_path, in_dtype, data_path, scale_path, quantize_knobs, quiet);
@@ -221,6 +230,10 @@ int run(int argc, char** argv) {
 }  // namespace mxconform::cli
 
 int main(int argc, char** argv) {
+#ifdef MXCONFORM_WITH_BENCH
+  // Before CLI11, so that Google Benchmark's own flags reach it untouched.
+  if (argc > 1 && std::strcmp(argv[1], "bench") == 0) return mxconform::bench::run(argc - 1, argv + 1);
+#endif
   try {
     return mxconform::cli::run(argc, argv);
   } catch (const mxconform::Error& error) {

@@ -25,68 +25,67 @@ namespace {
 constexpr std::size_t kChunkCols = 32;                        // columns per vector chunk
 constexpr std::size_t kChunkBlocks = kChunkCols / kBlockCols;  // 8 blocks
 
-// Per-format constants of the vector narrow (decisions.md step 5), derived from FormatInfo.
+template <ElementKind kElement>
+struct ElementFormat;
+template <>
+struct ElementFormat<ElementKind::kFp4E2m1> { using Type = E2M1; };
+template <>
+struct ElementFormat<ElementKind::kFp8E4m3fn> { using Type = E4M3FN; };
+template <>
+struct ElementFormat<ElementKind::kFp8E5m2> { using Type = E5M2; };
+
+// The vector narrow of decisions.md step 5, for one element format.
 //
-// The narrow rounds |y| onto the element grid with one fp32 add and subtract of a constant C
-// whose ulp is the grid spacing at |y|'s exponent (clamped below to the element's smallest
-// normal exponent, so the subnormal band has the subnormal spacing): (|y| + C) - C is |y|
-// rounded to nearest, ties to the even multiple, which is the even code. The rounded value r
-// is a grid point; r * 2^(bias - 127) is an fp32 whose bits, shifted right by (23 - m), are the
-// element code: exponent and mantissa for normals, and the fp32 denormal encoding lines up with
-// the element's subnormal encoding. Codes above max saturate. Exhaustively checked against the
-// oracle by avx2_exhaustive_test.
-struct NarrowConstants {
-  __m256i min_exponent;    // fp32 bits of 2^(1 - bias): the element's smallest normal
-  __m256i max_exponent;    // fp32 bits of 2^(emax + 2): larger magnitudes saturate anyway
-  __m256i magic_offset;    // (23 - m) << 23: C = 2^(e + 23 - m)
-  __m256 to_code_scale;    // 2^(bias - 127)
-  __m128i code_shift;      // 23 - m
-  __m256i max_code;
-  __m256i nan_code;        // what a NaN lane becomes, before its sign
-  __m128i sign_shift;      // 32 - bits: the fp32 sign bit to the element's sign bit
-};
+// Let E be |y|'s exponent, clamped below to the element's smallest normal exponent, and
+// C = 2^(E + 23 - m), whose ulp is the grid spacing 2^(E - m) at |y| (the subnormal spacing in
+// the subnormal band). The fp32 sum s = |y| + C rounds |y| to a multiple k of that spacing,
+// to nearest with ties to the even multiple, which is the even code, and k = bits(s) - bits(C)
+// exactly. The element code is then ((E + bias - 1) << m) + k: in the normal band k counts the
+// implicit one, in the subnormal band (E + bias - 1 = 0) it is the code itself, and a k that
+// carries to 2^(m+1) lands on the next binade's first code. Codes above the largest finite one
+// saturate. Integer work only besides the one add, so no fp32 denormal is ever produced (they
+// are slow on x86).
+//
+// Domain: every |y| = |x| * M a block can produce has |y| < 2^(emax + 2), so C stays finite;
+// Inf gives Inf and saturates. exhaustive_element_test checks every reachable (input pattern,
+// E8M0) pair against the oracle.
+template <class Format>
+struct VectorNarrow {
+  static constexpr int kShift = Float32::kMantissaBits - Format::kMantissaBits;
+  static constexpr int kMinNormalBits = (Float32::kBias + Format::kEmin) << Float32::kMantissaBits;
+  static constexpr int kMagicOffset = kShift << Float32::kMantissaBits;  // bits(C) - bits(2^E)
+  // (E + bias - 1) << m = (bits(2^E) >> shift) - kCodeRebias.
+  static constexpr int kCodeRebias = (Float32::kBias + 1 - Format::kBias) << Format::kMantissaBits;
 
-MXCONFORM_AVX2 NarrowConstants make_constants(const QuantizeConfig& config) {
-  const FormatInfo f = element_format(config.output);
-  const int m = f.mantissa_bits;
-  const int mantissa_shift = Float32::kMantissaBits - m;
-  const bool nan_code = f.specials != Specials::kFiniteOnly && config.fp8_nan == Fp8NanPolicy::kCanonical;
-  NarrowConstants c;
-  c.min_exponent = _mm256_set1_epi32((Float32::kBias + 1 - f.bias) << Float32::kMantissaBits);
-  c.max_exponent = _mm256_set1_epi32((Float32::kBias + f.emax + 2) << Float32::kMantissaBits);
-  c.magic_offset = _mm256_set1_epi32(mantissa_shift << Float32::kMantissaBits);
-  c.to_code_scale = _mm256_castsi256_ps(_mm256_set1_epi32(f.bias << Float32::kMantissaBits));
-  c.code_shift = _mm_cvtsi32_si128(mantissa_shift);
-  c.max_code = _mm256_set1_epi32(static_cast<int>(f.max_code));
-  c.nan_code = _mm256_set1_epi32(nan_code ? static_cast<int>((1u << (f.bits - 1)) - 1) : 0);
-  c.sign_shift = _mm_cvtsi32_si128(Float32::kBits - f.bits);
-  return c;
-}
-
-// Eight prescaled fp32 values to eight element codes (int32 lanes, sign included).
-template <bool kMayHaveNan>
-MXCONFORM_AVX2 inline __m256i narrow8(__m256 y, const NarrowConstants& c) {
-  const __m256i bits = _mm256_castps_si256(y);
-  const __m256i sign_mask = _mm256_set1_epi32(static_cast<int>(Float32::kSignMask));
-  const __m256i magnitude = _mm256_andnot_si256(sign_mask, bits);
-  __m256i exponent = _mm256_and_si256(magnitude, _mm256_set1_epi32(static_cast<int>(Float32::kExponentMask)));
-  exponent = _mm256_min_epi32(_mm256_max_epi32(exponent, c.min_exponent), c.max_exponent);
-  const __m256 magic = _mm256_castsi256_ps(_mm256_add_epi32(exponent, c.magic_offset));
-  const __m256 rounded = _mm256_sub_ps(_mm256_add_ps(_mm256_castsi256_ps(magnitude), magic), magic);
-  const __m256i scaled = _mm256_castps_si256(_mm256_mul_ps(rounded, c.to_code_scale));
-  __m256i code = _mm256_min_epu32(_mm256_srl_epi32(scaled, c.code_shift), c.max_code);
-  if (kMayHaveNan) {
-    const __m256i is_nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(static_cast<int>(Float32::kInfCode)));
-    code = _mm256_blendv_epi8(code, c.nan_code, is_nan);
+  // Codes of eight magnitudes (sign clear, no NaN).
+  MXCONFORM_AVX2 static __m256i magnitude(__m256 y) {
+    const __m256i exponent = _mm256_max_epi32(
+        _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(static_cast<int>(Float32::kExponentMask))),
+        _mm256_set1_epi32(kMinNormalBits));
+    const __m256i magic = _mm256_add_epi32(exponent, _mm256_set1_epi32(kMagicOffset));
+    const __m256i sum = _mm256_castps_si256(_mm256_add_ps(y, _mm256_castsi256_ps(magic)));
+    const __m256i multiple = _mm256_sub_epi32(sum, magic);  // k
+    const __m256i binade = _mm256_sub_epi32(_mm256_srli_epi32(exponent, kShift), _mm256_set1_epi32(kCodeRebias));
+    return _mm256_min_epu32(_mm256_add_epi32(multiple, binade), _mm256_set1_epi32(static_cast<int>(Format::kMaxCode)));
   }
-  return _mm256_or_si256(code, _mm256_srl_epi32(_mm256_and_si256(bits, sign_mask), c.sign_shift));
-}
+
+  // Codes of eight signed values that may be NaN: NaN lanes become `nan_code` and every lane
+  // takes the sign of its y (the default NaN of Inf * 0 included).
+  MXCONFORM_AVX2 static __m256i full(__m256 y, __m256i nan_code) {
+    const __m256i sign_mask = _mm256_set1_epi32(static_cast<int>(Float32::kSignMask));
+    const __m256i bits = _mm256_castps_si256(y);
+    const __m256i magnitude_bits = _mm256_andnot_si256(sign_mask, bits);
+    __m256i code = magnitude(_mm256_castsi256_ps(magnitude_bits));
+    const __m256i is_nan = _mm256_cmpgt_epi32(magnitude_bits, _mm256_set1_epi32(static_cast<int>(Float32::kInfCode)));
+    code = _mm256_blendv_epi8(code, nan_code, is_nan);
+    return _mm256_or_si256(code, _mm256_srli_epi32(_mm256_and_si256(bits, sign_mask), Float32::kBits - Format::kBits));
+  }
+};
 
 // Sixteen input elements as two fp32 vectors: `lo` holds columns 0-3 and 8-11, `hi` columns 4-7
 // and 12-15 (the order _mm256_packus_epi32 undoes).
 template <InputDtype kInput>
-MXCONFORM_AVX2 inline void widen16(const std::uint16_t* p, __m256& lo, __m256& hi) {
-  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+MXCONFORM_AVX2 inline void widen16(__m256i v, __m256& lo, __m256& hi) {
   if (kInput == InputDtype::kBfloat16) {
     lo = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), v));
     hi = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), v));
@@ -99,11 +98,31 @@ MXCONFORM_AVX2 inline void widen16(const std::uint16_t* p, __m256& lo, __m256& h
   }
 }
 
+MXCONFORM_AVX2 inline __m256i load16(const std::uint16_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
 // The largest magnitude bits (sign cleared) of each 4-column group of 16 elements, in u16 lane 0
 // of each 64-bit unit. The fp32 exponent field is monotone in these bits for both input dtypes.
 MXCONFORM_AVX2 inline __m256i group_max(__m256i running) {
   running = _mm256_max_epu16(running, _mm256_srli_epi64(running, 16));
   return _mm256_max_epu16(running, _mm256_srli_epi64(running, 32));
+}
+
+// The fp32 exponent fields of the 8 blocks of a chunk, from the running maxima of magnitude bits
+// of its two 16-column halves (u16 lanes).
+template <InputDtype kInput>
+MXCONFORM_AVX2 inline __m256i block_fields(__m256i max_a, __m256i max_b) {
+  const __m256i low16 = _mm256_set1_epi64x(0xFFFF);
+  const __m256i a = _mm256_and_si256(group_max(max_a), low16);  // u64 lanes: blocks 0, 1 | 2, 3
+  const __m256i b = _mm256_and_si256(group_max(max_b), low16);  // blocks 4, 5 | 6, 7
+  // As u32 lanes the pack is [0, 1, 4, 5 | 2, 3, 6, 7]; reorder to blocks 0..7.
+  const __m256i maxima = _mm256_permutevar8x32_epi32(_mm256_packus_epi32(a, b), _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+  if (kInput == InputDtype::kBfloat16) return _mm256_srli_epi32(maxima, Bfloat16::kMantissaBits);
+  // float16: widen exactly (subnormals become normals) and read the fp32 field.
+  const __m256i halves = _mm256_permute4x64_epi64(_mm256_packus_epi32(maxima, maxima), 0b11'01'10'00);
+  return _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtph_ps(_mm256_castsi256_si128(halves))),
+                           Float32::kMantissaBits);
 }
 
 struct Tensor {
@@ -112,40 +131,39 @@ struct Tensor {
   std::uint8_t* scale;
   std::size_t free;
   std::size_t scale_cols;
+  bool stream;        // non-temporal stores: large output, aligned rows
+  int nan_code;       // what a NaN becomes before its sign (FP8 NaN policy)
 };
 
 // One chunk: partition group g, columns [col, col + 32). Writes the data bytes and 8 E8M0 bytes.
-template <InputDtype kInput, bool kFp4, int kHighParity>
-MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t col, std::size_t scale_row,
-                                   int bias, const NarrowConstants& c) {
+// kHighParity is the FP4 parity knob (unused for FP8).
+template <InputDtype kInput, ElementKind kElement, int kHighParity>
+MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t col, std::size_t scale_row, int bias) {
+  using Format = typename ElementFormat<kElement>::Type;
+  using Narrow = VectorNarrow<Format>;
+  constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
   const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
-  // Steps 1-2: block maxima of magnitude bits over the 8 rows, then within 4-column groups.
   const __m256i magnitude_mask = _mm256_set1_epi16(0x7FFF);
+
+  // Steps 1-2: block maxima of magnitude bits over the 8 rows, then within 4-column groups.
   __m256i max_a = _mm256_setzero_si256();
   __m256i max_b = _mm256_setzero_si256();
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const std::uint16_t* row = base + r * t.free;
-    max_a = _mm256_max_epu16(max_a, _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)), magnitude_mask));
-    max_b = _mm256_max_epu16(max_b, _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 16)), magnitude_mask));
+    max_a = _mm256_max_epu16(max_a, _mm256_and_si256(load16(row), magnitude_mask));
+    max_b = _mm256_max_epu16(max_b, _mm256_and_si256(load16(row + 16), magnitude_mask));
   }
-  alignas(32) std::uint16_t maxima[2][16];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(maxima[0]), group_max(max_a));
-  _mm256_store_si256(reinterpret_cast<__m256i*>(maxima[1]), group_max(max_b));
-
-  // Step 3, per block (8 per chunk): E8M0 and the multiplier's bits.
-  alignas(32) std::uint32_t multiplier[kChunkBlocks];
-  bool special = false;
-  for (std::size_t b = 0; b < kChunkBlocks; ++b) {
-    const std::uint16_t largest = maxima[b / 4][(b % 4) * 4];
-    const std::uint32_t field =
-        exponent_field(kInput == InputDtype::kBfloat16 ? widen_bf16(largest) : widen_f16(largest));
-    special |= field == Float32::kExponentFieldMax;
-    const std::uint32_t e8m0 = e8m0_from_max_field(field, bias);
-    t.scale[scale_row * t.scale_cols + col / kBlockCols + b] = static_cast<std::uint8_t>(e8m0);
-    multiplier[b] = multiplier_bits(e8m0);
-  }
+  // Step 3 for the 8 blocks at once: E8M0, the scale bytes, and the multipliers' bits.
+  const __m256i fields = block_fields<kInput>(max_a, max_b);
+  const bool special = _mm256_movemask_epi8(_mm256_cmpeq_epi32(
+                           fields, _mm256_set1_epi32(static_cast<int>(Float32::kExponentFieldMax)))) != 0;
+  const __m256i e8m0 = _mm256_max_epi32(_mm256_sub_epi32(fields, _mm256_set1_epi32(bias)), _mm256_set1_epi32(1));
+  const __m256i e8m0_bytes = _mm256_packus_epi16(_mm256_packus_epi32(e8m0, e8m0), _mm256_setzero_si256());
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(t.scale + scale_row * t.scale_cols + col / kBlockCols),
+                   _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(e8m0_bytes, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0))));
+  const __m256i blocks = _mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(2 * Float32::kBias), e8m0),
+                                           Float32::kMantissaBits);
   // Multipliers in the lane order of widen16: lo = blocks 0, 2 (of a 16-column half), hi = 1, 3.
-  const __m256i blocks = _mm256_load_si256(reinterpret_cast<const __m256i*>(multiplier));
   const __m256 m_lo_a = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blocks, _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2)));
   const __m256 m_hi_a = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blocks, _mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3)));
   const __m256 m_lo_b = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blocks, _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6)));
@@ -154,22 +172,37 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
   // Steps 4-6 per row: multiply, narrow, pack 32 codes into bytes (FP8) or nibbles (FP4).
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const std::uint16_t* row = base + r * t.free;
+    const __m256i in_a = load16(row);
+    const __m256i in_b = load16(row + 16);
     __m256 lo_a, hi_a, lo_b, hi_b;
-    widen16<kInput>(row, lo_a, hi_a);
-    widen16<kInput>(row + 16, lo_b, hi_b);
-    __m256i codes_a, codes_b;
-    if (special) {
-      codes_a = _mm256_packus_epi32(narrow8<true>(_mm256_mul_ps(lo_a, m_lo_a), c), narrow8<true>(_mm256_mul_ps(hi_a, m_hi_a), c));
-      codes_b = _mm256_packus_epi32(narrow8<true>(_mm256_mul_ps(lo_b, m_lo_b), c), narrow8<true>(_mm256_mul_ps(hi_b, m_hi_b), c));
+    __m256i codes_a, codes_b;  // u16 codes in column order per 128-bit half
+    if (!special) {
+      // Finite blocks: y = |x| * M, and the sign comes straight from the input's sign bit.
+      widen16<kInput>(_mm256_and_si256(in_a, magnitude_mask), lo_a, hi_a);
+      widen16<kInput>(_mm256_and_si256(in_b, magnitude_mask), lo_b, hi_b);
+      codes_a = _mm256_packus_epi32(Narrow::magnitude(_mm256_mul_ps(lo_a, m_lo_a)), Narrow::magnitude(_mm256_mul_ps(hi_a, m_hi_a)));
+      codes_b = _mm256_packus_epi32(Narrow::magnitude(_mm256_mul_ps(lo_b, m_lo_b)), Narrow::magnitude(_mm256_mul_ps(hi_b, m_hi_b)));
+      const __m256i sign_code = _mm256_set1_epi16(static_cast<short>(1u << (Format::kBits - 1)));
+      constexpr int kSignShift = Bfloat16::kBits - Format::kBits;
+      codes_a = _mm256_or_si256(codes_a, _mm256_and_si256(_mm256_srli_epi16(in_a, kSignShift), sign_code));
+      codes_b = _mm256_or_si256(codes_b, _mm256_and_si256(_mm256_srli_epi16(in_b, kSignShift), sign_code));
     } else {
-      codes_a = _mm256_packus_epi32(narrow8<false>(_mm256_mul_ps(lo_a, m_lo_a), c), narrow8<false>(_mm256_mul_ps(hi_a, m_hi_a), c));
-      codes_b = _mm256_packus_epi32(narrow8<false>(_mm256_mul_ps(lo_b, m_lo_b), c), narrow8<false>(_mm256_mul_ps(hi_b, m_hi_b), c));
+      // Blocks with Inf or NaN: the signed product decides, NaN by the policy (decisions.md 4-5).
+      const __m256i nan_code = _mm256_set1_epi32(t.nan_code);
+      widen16<kInput>(in_a, lo_a, hi_a);
+      widen16<kInput>(in_b, lo_b, hi_b);
+      codes_a = _mm256_packus_epi32(Narrow::full(_mm256_mul_ps(lo_a, m_lo_a), nan_code), Narrow::full(_mm256_mul_ps(hi_a, m_hi_a), nan_code));
+      codes_b = _mm256_packus_epi32(Narrow::full(_mm256_mul_ps(lo_b, m_lo_b), nan_code), Narrow::full(_mm256_mul_ps(hi_b, m_hi_b), nan_code));
     }
-    // u16 codes in column order per 128-bit half; to 32 bytes in column order.
     const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(codes_a, codes_b), 0b11'01'10'00);
     const std::size_t element = (g * kBlockRows + r) * t.free + col;
     if (!kFp4) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(t.data + element), bytes);
+      __m256i* out = reinterpret_cast<__m256i*>(t.data + element);
+      if (t.stream) {
+        _mm256_stream_si256(out, bytes);
+      } else {
+        _mm256_storeu_si256(out, bytes);
+      }
     } else {
       // Byte pairs (element 2j, 2j+1) as u16 lanes -> one byte of two nibbles (stride 0).
       __m256i nibbles;
@@ -180,8 +213,13 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
         nibbles = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi16(bytes, 4), _mm256_set1_epi16(0x00F0)),
                                   _mm256_srli_epi16(bytes, 8));
       }
-      const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(nibbles, nibbles), 0b11'01'10'00);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(t.data + element / 2), _mm256_castsi256_si128(packed));
+      const __m128i packed = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi16(nibbles, nibbles), 0b11'01'10'00));
+      __m128i* out = reinterpret_cast<__m128i*>(t.data + element / 2);
+      if (t.stream) {
+        _mm_stream_si128(out, packed);
+      } else {
+        _mm_storeu_si128(out, packed);
+      }
     }
   }
 }
@@ -204,32 +242,54 @@ void quantize_tail(const QuantizeConfig& config, const Tensor& t, std::size_t g,
   }
 }
 
-template <InputDtype kInput, bool kFp4, int kHighParity>
+template <InputDtype kInput, ElementKind kElement, int kHighParity>
 MXCONFORM_AVX2 void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
-  const NarrowConstants c = make_constants(config);
   const int bias = emax_bias(config);
   const std::size_t groups = config.partitions / kBlockRows;
   const std::size_t vector_cols = t.free - t.free % kChunkCols;
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t scale_row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(g) : g;
     for (std::size_t col = 0; col < vector_cols; col += kChunkCols) {
-      quantize_chunk<kInput, kFp4, kHighParity>(t, g, col, scale_row, bias, c);
+      quantize_chunk<kInput, kElement, kHighParity>(t, g, col, scale_row, bias);
     }
     if (vector_cols < t.free) quantize_tail(config, t, g, vector_cols, scale_row);
   }
+  if (t.stream) _mm_sfence();
 }
 
 // The one dispatch point: picks the kernel instantiation for the dtypes and parity.
 using TensorKernel = void (*)(const QuantizeConfig&, const Tensor&);
+template <InputDtype kInput>
+TensorKernel select_for_input(const QuantizeConfig& config) {
+  switch (info(config.output).element) {
+    case ElementKind::kFp8E4m3fn: return quantize_tensor<kInput, ElementKind::kFp8E4m3fn, 0>;
+    case ElementKind::kFp8E5m2: return quantize_tensor<kInput, ElementKind::kFp8E5m2, 0>;
+    case ElementKind::kFp4E2m1:
+      return config.fp4_high_parity == 1 ? quantize_tensor<kInput, ElementKind::kFp4E2m1, 1>
+                                         : quantize_tensor<kInput, ElementKind::kFp4E2m1, 0>;
+  }
+  return nullptr;
+}
+
 TensorKernel select_kernel(const QuantizeConfig& config) {
-  const bool bf16 = config.input == InputDtype::kBfloat16;
-  if (!is_fp4(config.output)) {
-    return bf16 ? quantize_tensor<InputDtype::kBfloat16, false, 1> : quantize_tensor<InputDtype::kFloat16, false, 1>;
-  }
-  if (config.fp4_high_parity == 1) {
-    return bf16 ? quantize_tensor<InputDtype::kBfloat16, true, 1> : quantize_tensor<InputDtype::kFloat16, true, 1>;
-  }
-  return bf16 ? quantize_tensor<InputDtype::kBfloat16, true, 0> : quantize_tensor<InputDtype::kFloat16, true, 0>;
+  return config.input == InputDtype::kBfloat16 ? select_for_input<InputDtype::kBfloat16>(config)
+                                               : select_for_input<InputDtype::kFloat16>(config);
+}
+
+// Non-temporal stores pay off once the output no longer fits in the caches, and need every row's
+// chunk stores aligned (32 bytes for FP8, 16 for FP4).
+bool use_streaming_stores(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
+  constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
+  const std::size_t alignment = is_fp4(config.output) ? 16 : 32;
+  const std::size_t row_bytes = is_fp4(config.output) ? config.free / 2 : config.free;
+  return data_bytes >= kStreamingThreshold && reinterpret_cast<std::uintptr_t>(data) % alignment == 0 &&
+         row_bytes % alignment == 0;
+}
+
+int nan_code(const QuantizeConfig& config) {
+  const FormatInfo f = element_format(config.output);
+  const bool has_nan_code = f.specials != Specials::kFiniteOnly && config.fp8_nan == Fp8NanPolicy::kCanonical;
+  return has_nan_code ? static_cast<int>((1u << (f.bits - 1)) - 1) : 0;
 }
 
 // The lane remap of step 6 on stride-0 packed bytes: each window of `stride` bytes reversed.
@@ -251,7 +311,7 @@ class Avx2Backend final : public Implementation {
  public:
   std::string_view name() const override { return "avx2"; }
   std::string_view description() const override {
-    return "AVX2 + F16C: 8x32 chunks, magic-constant RNE narrow; dequantize via scalar";
+    return "AVX2 + F16C: 8x32 chunks, magic-constant RNE narrow, streaming stores; dequantize via scalar";
   }
   CpuFeatures required_features() const override {
     CpuFeatures needed;
@@ -262,7 +322,8 @@ class Avx2Backend final : public Implementation {
   void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
                 std::uint8_t* scale) const override {
     const Geometry g = geometry(config);
-    const Tensor t{input, data, scale, config.free, g.block_cols};
+    const Tensor t{input, data, scale, config.free, g.block_cols,
+                   use_streaming_stores(config, data, g.data_bytes), nan_code(config)};
     select_kernel(config)(config, t);
     if (is_fp4(config.output) && config.fp4_lane_stride > 1) {
       reverse_windows_avx2(data, g.data_bytes, config.fp4_lane_stride);

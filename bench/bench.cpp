@@ -1,0 +1,215 @@
+// `mxconform bench`: registers every case at run time and hands the run to Google Benchmark.
+#include "bench.h"
+
+#include <time.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "bench_cases.h"
+#include "bench_options.h"
+#include "copy_baseline.h"
+#include "mxconform/error.h"
+#include "mxconform/implementation.h"
+#include "speed_of_light.h"
+#include "workspace.h"
+
+namespace mxconform::bench {
+namespace {
+
+constexpr std::string_view kOracleName = "oracle";
+
+// CPU seconds this thread has run: the clock Google Benchmark's CPU time (the time its
+// items_per_second divides by) reads for a single-threaded benchmark.
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// sol_ratio: this case's items per second divided by the best items per second of the
+// speed-of-light kernel for the same size and output family (speed_of_light.h), measured
+// earlier in the same run on the same buffers. Both move the same bytes per element, so it is
+// also the ratio of bytes per second. About 1: the case runs as fast as merely reading its
+// input and writing its output; well below 1: it is compute-bound. The case's rate here is
+// passes * elements over the CPU time of its timed loop, as for items_per_second; the reference
+// is a best-of-samples figure, so the SoL benchmark's own sol_ratio sits near, usually just
+// below, 1 (on a noisy machine it can land on either side).
+//
+// (A plain counter rather than a kIsRate one: Google Benchmark prints rate counters with a
+// "/s" unit, wrong for a dimensionless ratio.)
+void set_throughput_counters(benchmark::State& state, std::size_t elements, const Traffic& bytes,
+                             double loop_cpu_seconds, double sol_items_per_second) {
+  const auto passes = static_cast<double>(state.iterations());
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(elements));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.total()));
+  const double items_per_second = passes * static_cast<double>(elements) / loop_cpu_seconds;
+  state.counters["sol_ratio"] = items_per_second / sol_items_per_second;
+}
+
+void time_quantize(benchmark::State& state, Workspace& workspace, const Implementation& impl,
+                   const BenchSize& size, const QuantizeConfig& config, OutputFamily family) {
+  const std::uint16_t* input = workspace.input(size, config.input);
+  std::uint8_t* data = workspace.data(size);
+  std::uint8_t* scale = workspace.scale(size);
+  const double sol = workspace.sol_items_per_second(size, family);
+  const double start = thread_cpu_seconds();
+  for (auto _ : state) {
+    impl.quantize(config, input, data, scale);
+    benchmark::ClobberMemory();
+  }
+  const double loop_seconds = thread_cpu_seconds() - start;
+  set_throughput_counters(state, size.elements(), traffic(config), loop_seconds, sol);
+}
+
+void time_sol(benchmark::State& state, Workspace& workspace, const BenchSize& size, OutputFamily family) {
+  const std::uint16_t* input = workspace.input(size, InputDtype::kBfloat16);
+  std::uint8_t* data = workspace.data(size);
+  std::uint8_t* scale = workspace.scale(size);
+  const double sol = workspace.sol_items_per_second(size, family);
+  const SolKernel kernel = sol_kernel(family);
+  const QuantizeConfig config = case_config(size, InputDtype::kBfloat16, family_dtype(family));
+  const double start = thread_cpu_seconds();
+  for (auto _ : state) {
+    kernel(input, size.elements(), data, scale);
+    benchmark::ClobberMemory();
+  }
+  const double loop_seconds = thread_cpu_seconds() - start;
+  set_throughput_counters(state, size.elements(), traffic(config), loop_seconds, sol);
+}
+
+enum class CopyKind { kMemcpy, kNonTemporal };
+
+// Bytes per second counts bytes read plus bytes written, as for the quantize cases.
+void time_copy(benchmark::State& state, Workspace& workspace, const BenchSize& size, CopyKind kind) {
+  const std::uint16_t* source = workspace.input(size, InputDtype::kBfloat16);
+  std::uint8_t* destination = workspace.copy_destination(size);
+  const std::size_t bytes = size.input_bytes();
+  for (auto _ : state) {
+    if (kind == CopyKind::kMemcpy) {
+      std::memcpy(destination, source, bytes);
+    } else {
+      copy_non_temporal(source, destination, bytes);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(2 * bytes));
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const std::size_t model = line.find_first_not_of(" \t", line.find(':') + 1);
+    if (line.find(':') != std::string::npos && model != std::string::npos) return line.substr(model);
+  }
+  return "unknown (no model name in /proc/cpuinfo)";
+}
+
+void print_banner(const BenchOptions& options) {
+  std::string backends;
+  for (const Implementation* impl : options.backends) {
+    backends += (backends.empty() ? "" : ", ") + std::string(impl->name());
+    if (impl->name() == kOracleName) backends += " (" + std::string(kOracleSize.name) + " only)";
+  }
+  const std::string pinning =
+      options.pin_cpu ? "pinned to CPU " + std::to_string(*options.pin_cpu) : "not pinned (--pin CPU to pin)";
+  const QuantizeConfig knobs;
+  std::fprintf(stderr,
+               "mxconform bench: CPU %s, %u logical CPUs, %s\n"
+               "mxconform bench: backends: %s\n"
+               "mxconform bench: speed-of-light kernels: %s; non-temporal copy: %s\n"
+               "mxconform bench: knobs: emax_mode=%s fp8_nan=%s lane_stride=%u high_parity=%d scale_layout=%s\n",
+               cpu_model().c_str(), std::thread::hardware_concurrency(), pinning.c_str(), backends.c_str(),
+               std::string(sol_kernel_isa()).c_str(), std::string(copy_non_temporal_isa()).c_str(),
+               std::string(name(knobs.emax_mode)).c_str(), std::string(name(knobs.fp8_nan)).c_str(),
+               knobs.fp4_lane_stride, knobs.fp4_high_parity, std::string(name(knobs.scale_layout)).c_str());
+}
+
+void print_usage() {
+  std::fputs(bench_usage(), stdout);
+  benchmark::PrintDefaultHelp();
+}
+
+void register_size(Workspace& workspace, const BenchSize& size, const std::vector<const Implementation*>& backends,
+                   bool with_copies) {
+  const std::string suffix = "/" + std::string(size.name);
+  if (with_copies) {
+    benchmark::RegisterBenchmark(("baseline/memcpy" + suffix).c_str(), time_copy, std::ref(workspace), size,
+                                 CopyKind::kMemcpy);
+    benchmark::RegisterBenchmark(("baseline/nt_copy" + suffix).c_str(), time_copy, std::ref(workspace), size,
+                                 CopyKind::kNonTemporal);
+  }
+  for (OutputFamily family : {OutputFamily::kFp8, OutputFamily::kFp4}) {
+    benchmark::RegisterBenchmark(("sol/" + std::string(name(family)) + suffix).c_str(), time_sol, std::ref(workspace),
+                                 size, family);
+  }
+  for (const Implementation* impl : backends) {
+    for (InputDtype input : kInputDtypes) {
+      for (const OutputCase& output : kOutputCases) {
+        const std::string case_name = "quantize/" + std::string(impl->name()) + "/" + std::string(name(input)) + "/" +
+                                      std::string(output.name) + suffix;
+        const QuantizeConfig config = case_config(size, input, output.dtype);
+        const std::string reason = impl->unsupported_reason(config);
+        if (!reason.empty()) {
+          std::fprintf(stderr, "mxconform bench: skipping %s: not supported: %s\n", case_name.c_str(), reason.c_str());
+          continue;
+        }
+        benchmark::RegisterBenchmark(case_name.c_str(), time_quantize, std::ref(workspace), std::cref(*impl), size,
+                                     config, output.family);
+      }
+    }
+  }
+}
+
+int run_benchmarks(int argc, char** argv) {
+  BenchOptions options = parse_bench_options(argc, argv);
+  int benchmark_argc = static_cast<int>(options.benchmark_argv.size());
+  options.benchmark_argv.push_back(nullptr);
+  benchmark::Initialize(&benchmark_argc, options.benchmark_argv.data(), print_usage);
+  if (benchmark_argc > 1) {
+    throw Error("unrecognized argument '" + std::string(options.benchmark_argv[1]) +
+                "'; see `mxconform bench --help`");
+  }
+  if (options.pin_cpu) pin_to_cpu(*options.pin_cpu);
+  print_banner(options);
+
+  // Sizes in increasing order; the oracle runs at the small size only, the others at the two
+  // large ones.
+  std::vector<const Implementation*> oracle_only;
+  std::vector<const Implementation*> others;
+  for (const Implementation* impl : options.backends) (impl->name() == kOracleName ? oracle_only : others).push_back(impl);
+  Workspace workspace;
+  if (!oracle_only.empty()) register_size(workspace, kOracleSize, oracle_only, /*with_copies=*/false);
+  register_size(workspace, kL2Size, others, /*with_copies=*/true);
+  register_size(workspace, kStreamingSize, others, /*with_copies=*/true);
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  try {
+    return run_benchmarks(argc, argv);
+  } catch (const Error& error) {
+    std::fprintf(stderr, "mxconform bench: error: %s\n", error.what());
+    return 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "mxconform bench: error: %s\n", error.what());
+    return 1;
+  }
+}
+
+}  // namespace mxconform::bench

@@ -1,0 +1,145 @@
+#include "bench_options.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <string_view>
+
+#include "mxconform/error.h"
+#include "mxconform/registry.h"
+
+namespace mxconform::bench {
+namespace {
+
+char kProgramName[] = "mxconform bench";
+
+constexpr std::string_view kPinFlag = "--pin";
+constexpr std::string_view kBackendFlag = "--backend";
+
+// The value of `flag` when `argv[*index]` is `flag VALUE` (advancing *index) or `flag=VALUE`;
+// nullopt when the argument is some other flag.
+std::optional<std::string> take_value(std::string_view flag, int argc, char** argv, int* index) {
+  const std::string_view argument = argv[*index];
+  if (argument == flag) {
+    if (*index + 1 >= argc) throw Error(std::string(flag) + " needs a value");
+    return std::string(argv[++*index]);
+  }
+  if (argument.size() > flag.size() && argument.substr(0, flag.size()) == flag && argument[flag.size()] == '=') {
+    return std::string(argument.substr(flag.size() + 1));
+  }
+  return std::nullopt;
+}
+
+int parse_cpu(const std::string& text) {
+  int cpu = -1;
+  const char* end = text.data() + text.size();
+  const auto [stop, status] = std::from_chars(text.data(), end, cpu);
+  if (text.empty() || status != std::errc() || stop != end || cpu < 0 || cpu >= CPU_SETSIZE) {
+    throw Error("--pin '" + text + "': expected a CPU number from 0 to " + std::to_string(CPU_SETSIZE - 1) +
+                " (this process may run on " + allowed_cpus() + ")");
+  }
+  return cpu;
+}
+
+std::string backend_names() {
+  std::string names;
+  for (const Implementation* each : implementations()) names += (names.empty() ? "" : ", ") + std::string(each->name());
+  return names;
+}
+
+const Implementation& find_runnable(std::string_view wanted) {
+  const Implementation* impl = find_implementation(wanted);
+  if (impl == nullptr) {
+    throw Error("unknown backend '" + std::string(wanted) + "'; available: " + backend_names());
+  }
+  if (!runnable_here(*impl)) {
+    throw Error("backend '" + std::string(wanted) + "' needs CPU features " + impl->required_features().to_string() +
+                "; this CPU has " + CpuFeatures::detect().to_string());
+  }
+  return *impl;
+}
+
+}  // namespace
+
+BenchOptions parse_bench_options(int argc, char** argv) {
+  BenchOptions options;
+  options.benchmark_argv.push_back(kProgramName);
+  std::vector<const Implementation*> wanted;
+  for (int i = 1; i < argc; ++i) {
+    if (std::optional<std::string> cpu = take_value(kPinFlag, argc, argv, &i)) {
+      options.pin_cpu = parse_cpu(*cpu);
+    } else if (std::optional<std::string> list = take_value(kBackendFlag, argc, argv, &i)) {
+      std::string_view rest = *list;
+      while (true) {
+        const std::size_t comma = rest.find(',');
+        const std::string_view each = rest.substr(0, comma);
+        if (each.empty()) throw Error("--backend '" + *list + "': empty backend name; available: " + backend_names());
+        wanted.push_back(&find_runnable(each));
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+    } else {
+      options.benchmark_argv.push_back(argv[i]);
+    }
+  }
+  for (const Implementation* impl : implementations()) {
+    const bool chosen = wanted.empty() ? runnable_here(*impl)
+                                       : std::find(wanted.begin(), wanted.end(), impl) != wanted.end();
+    if (chosen) options.backends.push_back(impl);
+  }
+  if (options.backends.empty()) throw Error("no backend this CPU can run");
+  return options;
+}
+
+void pin_to_cpu(int cpu) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+    throw Error(std::string("--pin: cannot read this process's CPU affinity: ") + std::strerror(errno));
+  }
+  if (!CPU_ISSET(cpu, &allowed)) {
+    throw Error("--pin " + std::to_string(cpu) + ": this process may run only on CPUs " + allowed_cpus());
+  }
+  cpu_set_t only;
+  CPU_ZERO(&only);
+  CPU_SET(cpu, &only);
+  if (sched_setaffinity(0, sizeof only, &only) != 0) {
+    throw Error("--pin " + std::to_string(cpu) + ": sched_setaffinity failed: " + std::strerror(errno));
+  }
+}
+
+std::string allowed_cpus() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return "(unknown)";
+  std::string text;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    int last = cpu;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &allowed)) ++last;
+    text += (text.empty() ? "" : ",") + std::to_string(cpu) + (last > cpu ? "-" + std::to_string(last) : "");
+    cpu = last;
+  }
+  return text.empty() ? "(none)" : text;
+}
+
+const char* bench_usage() {
+  return "usage: mxconform bench [--pin CPU] [--backend NAME[,NAME...]]... [--benchmark_* flags]\n"
+         "\n"
+         "Times quantize for every selected backend x input dtype (bfloat16, float16) x output\n"
+         "(fp8_e4m3, fp8_e5m2, fp4) at 256KiB (L2-resident) and 64MiB (streaming) of input; the\n"
+         "oracle runs at 8KiB only. Also times speed-of-light kernels (sol/...) and copies\n"
+         "(baseline/...). sol_ratio = the case's items/s over the best items/s of the\n"
+         "speed-of-light kernel that moves the same bytes, measured in the same run.\n"
+         "\n"
+         "  --pin CPU            pin the process to CPU before running (default: not pinned)\n"
+         "  --backend NAME       a backend to time; repeatable or comma-separated\n"
+         "                       (default: every backend this CPU can run; see `mxconform backends`)\n"
+         "\n"
+         "Google Benchmark flags:\n";
+}
+
+}  // namespace mxconform::bench

@@ -1,0 +1,52 @@
+# Run by ctest (bench_smoke): cmake -DMXCONFORM=<path to mxconform> -P bench_smoke_test.cmake
+cmake_minimum_required(VERSION 3.19)  # string(JSON)
+if(NOT MXCONFORM)
+  message(FATAL_ERROR "pass -DMXCONFORM=<path to the mxconform executable>")
+endif()
+
+# 1. The L2-resident scalar cases, as JSON on stdout.
+execute_process(
+  COMMAND ${MXCONFORM} bench --benchmark_filter=256KiB --benchmark_min_time=0.01 --backend scalar
+          --benchmark_format=json
+  OUTPUT_VARIABLE report
+  ERROR_VARIABLE diagnostics
+  RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "mxconform bench exited with ${status}:\n${diagnostics}")
+endif()
+foreach(counter items_per_second sol_ratio bytes_per_second)
+  if(NOT report MATCHES "\"${counter}\"")
+    message(FATAL_ERROR "no ${counter} in the JSON report:\n${report}")
+  endif()
+endforeach()
+
+# 2. stdout is nothing but JSON, and every quantize case carries a positive sol_ratio.
+string(JSON count ERROR_VARIABLE json_error LENGTH "${report}" benchmarks)
+if(json_error)
+  message(FATAL_ERROR "stdout is not a JSON report: ${json_error}\n${report}")
+endif()
+set(quantize_cases 0)
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON case_name GET "${report}" benchmarks ${i} name)
+  if(case_name MATCHES "^quantize/scalar/")
+    math(EXPR quantize_cases "${quantize_cases} + 1")
+    string(JSON ratio GET "${report}" benchmarks ${i} sol_ratio)
+    if(NOT ratio GREATER 0)
+      message(FATAL_ERROR "${case_name}: sol_ratio ${ratio} is not positive")
+    endif()
+  endif()
+endforeach()
+if(NOT quantize_cases EQUAL 6)
+  message(FATAL_ERROR "expected 6 quantize/scalar cases (2 input dtypes x 3 outputs), got ${quantize_cases}")
+endif()
+
+# 3. An unknown backend is one error line and a non-zero exit.
+execute_process(
+  COMMAND ${MXCONFORM} bench --backend no_such_backend
+  OUTPUT_VARIABLE ignored
+  ERROR_VARIABLE diagnostics
+  RESULT_VARIABLE status)
+if(status EQUAL 0 OR NOT diagnostics MATCHES "^mxconform bench: error: unknown backend 'no_such_backend'")
+  message(FATAL_ERROR "unknown backend: exit ${status}, stderr:\n${diagnostics}")
+endif()

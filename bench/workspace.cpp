@@ -1,0 +1,44 @@
+#include "workspace.h"
+
+#include "bench_input.h"
+#include "speed_of_light.h"
+
+namespace mxconform::bench {
+
+const std::uint16_t* Workspace::input(const BenchSize& size, InputDtype dtype) {
+  auto [slot, inserted] = inputs_.try_emplace({key(size), dtype});
+  if (inserted) slot->second = make_input(size, dtype);
+  return slot->second.data();
+}
+
+std::uint8_t* Workspace::data(const BenchSize& size) {
+  auto [slot, inserted] = data_.try_emplace(key(size));
+  if (inserted) slot->second = AlignedBuffer<std::uint8_t>(size.elements());
+  return slot->second.data();
+}
+
+std::uint8_t* Workspace::scale(const BenchSize& size) {
+  auto [slot, inserted] = scales_.try_emplace(key(size));
+  if (inserted) {
+    const QuantizeConfig config = case_config(size, InputDtype::kBfloat16, OutputDtype::kFloat8E4m3fn);
+    slot->second = AlignedBuffer<std::uint8_t>(geometry(config).scale_bytes);
+  }
+  return slot->second.data();
+}
+
+std::uint8_t* Workspace::copy_destination(const BenchSize& size) {
+  auto [slot, inserted] = copy_destinations_.try_emplace(key(size));
+  if (inserted) slot->second = AlignedBuffer<std::uint8_t>(size.input_bytes());
+  return slot->second.data();
+}
+
+double Workspace::sol_items_per_second(const BenchSize& size, OutputFamily family) {
+  auto [slot, inserted] = sol_items_per_second_.try_emplace({key(size), family}, 0.0);
+  if (inserted) {
+    slot->second = best_items_per_second(sol_kernel(family), input(size, InputDtype::kBfloat16),
+                                         size.elements(), data(size), scale(size));
+  }
+  return slot->second;
+}
+
+}  // namespace mxconform::bench

@@ -1,0 +1,42 @@
+#pragma once
+// The buffers and reference throughputs shared by the benchmarks of one run. Each is built on
+// first use (so a --benchmark_filter that skips the 64 MiB cases never allocates them), outside
+// any timed region, and kept for the rest of the run.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "aligned_buffer.h"
+#include "bench_cases.h"
+#include "mxconform/dtype.h"
+
+namespace mxconform::bench {
+
+class Workspace {
+ public:
+  // P*F raw input bits of `dtype` for `size` (bench_input.h).
+  const std::uint16_t* input(const BenchSize& size, InputDtype dtype);
+  // The quantizer's data buffer for `size`, large enough for FP8 (FP4 uses the front half).
+  std::uint8_t* data(const BenchSize& size);
+  // The scale buffer for `size`: geometry().scale_bytes of the physical layout, the larger one.
+  std::uint8_t* scale(const BenchSize& size);
+  // A destination for copying the whole input of `size`.
+  std::uint8_t* copy_destination(const BenchSize& size);
+  // Best elements per second of the speed-of-light kernel for (size, family), measured once
+  // on the same input, data and scale buffers the quantize cases use.
+  double sol_items_per_second(const BenchSize& size, OutputFamily family);
+
+ private:
+  using SizeKey = std::pair<std::size_t, std::size_t>;  // (P, F)
+  static SizeKey key(const BenchSize& size) { return {size.partitions, size.free}; }
+
+  std::map<std::pair<SizeKey, InputDtype>, AlignedBuffer<std::uint16_t>> inputs_;
+  std::map<SizeKey, AlignedBuffer<std::uint8_t>> data_;
+  std::map<SizeKey, AlignedBuffer<std::uint8_t>> scales_;
+  std::map<SizeKey, AlignedBuffer<std::uint8_t>> copy_destinations_;
+  std::map<std::pair<SizeKey, OutputFamily>, double> sol_items_per_second_;
+};
+
+}  // namespace mxconform::bench
