@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <cstring>
 #include <vector>
 
@@ -24,6 +25,9 @@ namespace {
 
 constexpr std::size_t kChunkCols = 32;                        // columns per vector chunk
 constexpr std::size_t kChunkBlocks = kChunkCols / kBlockCols;  // 8 blocks
+// Software prefetch distance along each of the 8 rows a chunk reads (the hardware prefetchers
+// track fewer strided streams well). Prefetching past a row's end is harmless.
+constexpr std::size_t kPrefetchElements = 8 * kChunkCols;
 
 template <ElementKind kElement>
 struct ElementFormat;
@@ -79,6 +83,79 @@ struct VectorNarrow {
     const __m256i is_nan = _mm256_cmpgt_epi32(magnitude_bits, _mm256_set1_epi32(static_cast<int>(Float32::kInfCode)));
     code = _mm256_blendv_epi8(code, nan_code, is_nan);
     return _mm256_or_si256(code, _mm256_srli_epi32(_mm256_and_si256(bits, sign_mask), Float32::kBits - Format::kBits));
+  }
+};
+
+// The input format's layout in a 16-bit lane.
+template <InputDtype kInput>
+struct InputLayout {
+  using Format = std::conditional_t<kInput == InputDtype::kBfloat16, Bfloat16, Float16>;
+  static constexpr int kMantissaBits = Format::kMantissaBits;
+  static constexpr int kBias = Format::kBias;
+};
+
+// A faster narrow for finite blocks, on sixteen inputs per vector in their own 16-bit lanes.
+//
+// M = 2^d is a power of two, so y = |x| * M is |x| with its exponent moved by d (for the lanes
+// this path keeps; see below). Let mi be the input's mantissa width and Bi its bias. For a
+// normal x, t = a + D with a = |x|'s bits and D = (d + B - Bi) << mi is y's bits rebiased to the
+// element's bias B: t = (e_y + B) * 2^mi + mantissa, where e_y is y's unbiased exponent. Then:
+// - t >= 2^mi (the element's normal band): the code is t shifted right by (mi - m), rounded to
+//   nearest with ties to even; a carry moves to the next binade; above max it saturates.
+// - t < K = -m * 2^mi: y < 2^(e_y + 1) <= 2^(-B - m), half the smallest subnormal or less: 0.
+// - K <= t < 2^mi: y is in the element's subnormal band. FP4 has two binades there, decided
+//   in place: t in [0, 2^mi) is y in [0.5, 1) -> 1, or 2 when its mantissa is at least half;
+//   t in (-2^mi, 0) is y in (0.25, 0.5) -> 1; t = -2^mi is y = 0.25, a tie -> 0. For FP8 the
+//   lanes are reported in `fallback` and the caller redoes the row with the fp32 path.
+// Zeros and inputs that are not normal do not follow the formula for t. For bfloat16 the caller
+// uses this path only when every block's E8M0 is at least kMinE8m0, which puts every such lane
+// below K (|x| < 2^(1 - Bi) gives y <= 2^(-B - m)). Float16 subnormals are common enough at any
+// scale that zeros are masked and subnormal inputs reported in `fallback` instead.
+// exhaustive_element_test checks every reachable (input pattern, E8M0) pair against the oracle.
+template <InputDtype kInput, class Format>
+struct LaneNarrow16 {
+  static constexpr int kInputMantissa = InputLayout<kInput>::kMantissaBits;
+  static constexpr int kShift = kInputMantissa - Format::kMantissaBits;
+  static constexpr int kNormal = 1 << kInputMantissa;               // t at the smallest normal
+  static constexpr int kKill = -Format::kMantissaBits * kNormal;     // K
+  static constexpr bool kFp4 = std::is_same_v<Format, E2M1>;
+  static constexpr bool kMaskZeros = kInput == InputDtype::kFloat16;
+  // d + B - Bi <= -(m + 1) for every block, i.e. E8M0 >= 128 - Bi + B + m (bfloat16 only).
+  static constexpr int kMinE8m0 = 128 - InputLayout<kInput>::kBias + Format::kBias + Format::kMantissaBits;
+
+  // D = (127 - e8m0 + B - Bi) << mi per block, saturated to 16 bits.
+  MXCONFORM_AVX2 static __m256i rebias(__m256i e8m0) {
+    const __m256i offset = _mm256_set1_epi32(Float32::kBias + Format::kBias - InputLayout<kInput>::kBias);
+    return _mm256_slli_epi32(_mm256_sub_epi32(offset, e8m0), kInputMantissa);
+  }
+
+  // Codes (sign included) of sixteen inputs `v` whose blocks' D are `d16` (one per lane).
+  MXCONFORM_AVX2 static __m256i codes(__m256i v, __m256i d16, __m256i& fallback) {
+    const __m256i magnitude = _mm256_and_si256(v, _mm256_set1_epi16(0x7FFF));
+    const __m256i t = _mm256_adds_epi16(magnitude, d16);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(t, kShift), _mm256_set1_epi16(1));
+    const __m256i half_less_one = _mm256_set1_epi16(static_cast<short>((1 << (kShift - 1)) - 1));
+    __m256i code = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(t, half_less_one), lsb), kShift);
+    code = _mm256_min_epu16(code, _mm256_set1_epi16(static_cast<short>(Format::kMaxCode)));
+    if (kFp4) {
+      const __m256i normal = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(kNormal - 1));
+      const __m256i above_quarter = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(-kNormal));
+      const __m256i half_up = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(kNormal / 2 - 1));
+      const __m256i subnormal = _mm256_sub_epi16(_mm256_setzero_si256(), _mm256_add_epi16(above_quarter, half_up));
+      code = _mm256_blendv_epi8(subnormal, code, normal);
+    } else {
+      const __m256i below = _mm256_cmpgt_epi16(_mm256_set1_epi16(kKill), t);
+      code = _mm256_andnot_si256(below, code);
+      fallback = _mm256_or_si256(fallback, _mm256_andnot_si256(below, _mm256_cmpgt_epi16(_mm256_set1_epi16(kNormal), t)));
+    }
+    if (kMaskZeros) {
+      const __m256i zero = _mm256_cmpeq_epi16(magnitude, _mm256_setzero_si256());
+      code = _mm256_andnot_si256(zero, code);
+      fallback = _mm256_or_si256(fallback, _mm256_andnot_si256(zero, _mm256_cmpgt_epi16(_mm256_set1_epi16(kNormal), magnitude)));
+    }
+    constexpr int kSignShift = Bfloat16::kBits - Format::kBits;
+    const __m256i sign = _mm256_and_si256(_mm256_srli_epi16(v, kSignShift), _mm256_set1_epi16(static_cast<short>(1u << (Format::kBits - 1))));
+    return _mm256_or_si256(code, sign);
   }
 };
 
@@ -150,6 +227,7 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
   __m256i max_b = _mm256_setzero_si256();
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const std::uint16_t* row = base + r * t.free;
+    _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchElements), _MM_HINT_T0);
     max_a = _mm256_max_epu16(max_a, _mm256_and_si256(load16(row), magnitude_mask));
     max_b = _mm256_max_epu16(max_b, _mm256_and_si256(load16(row + 16), magnitude_mask));
   }
@@ -169,6 +247,19 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
   const __m256 m_lo_b = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blocks, _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6)));
   const __m256 m_hi_b = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blocks, _mm256_setr_epi32(5, 5, 5, 5, 7, 7, 7, 7)));
 
+  // The 16-bit lane path (LaneNarrow16) for finite blocks: D per column lane, blocks 0-3 | 4-7.
+  using Lane16 = LaneNarrow16<kInput, Format>;
+  bool lanes16 = !special;
+  if (kInput == InputDtype::kBfloat16) {
+    lanes16 = lanes16 && _mm256_movemask_epi8(_mm256_cmpgt_epi32(_mm256_set1_epi32(Lane16::kMinE8m0), e8m0)) == 0;
+  }
+  const __m256i d_pairs = _mm256_unpacklo_epi16(_mm256_packs_epi32(Lane16::rebias(e8m0), Lane16::rebias(e8m0)),
+                                                _mm256_packs_epi32(Lane16::rebias(e8m0), Lane16::rebias(e8m0)));
+  const __m256i d_lo = _mm256_unpacklo_epi32(d_pairs, d_pairs);  // blocks 0, 1 | 4, 5
+  const __m256i d_hi = _mm256_unpackhi_epi32(d_pairs, d_pairs);  // blocks 2, 3 | 6, 7
+  const __m256i d_a = _mm256_permute2x128_si256(d_lo, d_hi, 0x20);
+  const __m256i d_b = _mm256_permute2x128_si256(d_lo, d_hi, 0x31);
+
   // Steps 4-6 per row: multiply, narrow, pack 32 codes into bytes (FP8) or nibbles (FP4).
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const std::uint16_t* row = base + r * t.free;
@@ -176,7 +267,14 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
     const __m256i in_b = load16(row + 16);
     __m256 lo_a, hi_a, lo_b, hi_b;
     __m256i codes_a, codes_b;  // u16 codes in column order per 128-bit half
-    if (!special) {
+    __m256i fallback = _mm256_setzero_si256();
+    if (lanes16) {
+      codes_a = Lane16::codes(in_a, d_a, fallback);
+      codes_b = Lane16::codes(in_b, d_b, fallback);
+    }
+    if (lanes16 && _mm256_testz_si256(fallback, fallback)) {
+      // done: codes from the 16-bit lanes
+    } else if (!special) {
       // Finite blocks: y = |x| * M, and the sign comes straight from the input's sign bit.
       widen16<kInput>(_mm256_and_si256(in_a, magnitude_mask), lo_a, hi_a);
       widen16<kInput>(_mm256_and_si256(in_b, magnitude_mask), lo_b, hi_b);
