@@ -1,0 +1,52 @@
+#pragma once
+// The exhaustive element campaign: for one input dtype, output dtype, EMAX mode and FP8 NaN
+// policy, every 16-bit input pattern at every E8M0 a block could give it, as tensors with
+// their expected bytes. Shared by exhaustive_element_test and `mxconform certify`.
+//
+// A block gets E8M0 e from an anchor element whose exponent field is e + emaxBias (row 0 of each
+// block holds the anchor and zeros). Rows 1-7 hold every pattern whose field does not exceed the
+// anchor's. The prescaled value y = fp32(x * M) is the x86 multiply decisions.md step 4 defines,
+// so the oracle's narrow is asked once per distinct y (cached). SIMD kernels may redo a whole
+// 32-column row on a second path when one lane needs it (y in the element's subnormal band, a
+// float16 subnormal input); such patterns get rows of their own so both paths stay visible.
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "mxconform/quantize_config.h"
+
+namespace mxconform::certify {
+
+struct ExhaustiveTensor {
+  QuantizeConfig config;  // logical scale layout, lane stride 0, high parity 1
+  int e8m0 = 0;           // every block's expected scale byte
+  std::vector<std::uint16_t> input;
+  std::vector<std::uint8_t> codes;          // expected element code per element
+  std::vector<std::uint8_t> expected_data;  // packed
+  std::vector<std::uint8_t> expected_scale;
+};
+
+class ExhaustiveCampaign {
+ public:
+  ExhaustiveCampaign(InputDtype input, OutputDtype output, EmaxMode mode, Fp8NanPolicy policy);
+
+  // Every E8M0 some block of this input dtype can produce, ascending.
+  const std::vector<int>& reachable_e8m0() const { return reachable_; }
+  // The tensor for one reachable E8M0.
+  ExhaustiveTensor tensor(int e8m0);
+  std::size_t distinct_prescaled_values() const { return expected_.size(); }
+
+ private:
+  std::uint8_t expected_code(std::uint32_t y_bits);
+
+  QuantizeConfig config_;
+  std::vector<int> fields_;            // fp32 exponent field of each pattern
+  std::vector<int> anchor_of_field_;   // largest positive pattern with each field, or -1
+  std::vector<int> reachable_;
+  std::unordered_map<std::uint32_t, std::uint8_t> expected_;
+};
+
+// The input's value as a float, from the format definitions (exact).
+float input_value(InputDtype dtype, std::uint16_t bits);
+
+}  // namespace mxconform::certify
