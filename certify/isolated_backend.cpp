@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "mxconform/backend_params.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
 #include "mxconform/scale_layout.h"
@@ -157,26 +158,11 @@ const mxc_backend_info* builtin_describe() {
   return &info;
 }
 
-QuantizeConfig config_of(const mxc_quantize_params& p) {
-  QuantizeConfig config;
-  config.input = p.input_dtype == MXC_INPUT_FLOAT16 ? InputDtype::kFloat16 : InputDtype::kBfloat16;
-  config.output = static_cast<OutputDtype>(p.output_dtype);
-  config.partitions = p.partitions;
-  config.free = p.free;
-  config.emax_mode = p.emax_mode == MXC_EMAX_MINUS_1 ? EmaxMode::kEmaxMinus1 : EmaxMode::kEmax;
-  config.fp8_nan = p.fp8_nan == MXC_FP8_NAN_ZERO ? Fp8NanPolicy::kZero : Fp8NanPolicy::kCanonical;
-  config.fp4_lane_stride = p.fp4_lane_stride;
-  config.fp4_high_parity = static_cast<int>(p.fp4_high_parity);
-  config.scale_layout = p.scale_layout == MXC_SCALE_LOGICAL ? ScaleLayout::kLogical : ScaleLayout::kPhysical;
-  return config;
-}
-
 int builtin_quantize(const mxc_quantize_params* params, const std::uint16_t* input, std::uint8_t* data,
                      std::size_t data_size, std::uint8_t* scale, std::size_t scale_size, char* message,
                      std::size_t message_size) {
   try {
-    const QuantizeConfig config = config_of(*params);
-    validate(config);
+    const QuantizeConfig config = config_from_params(*params);
     const Geometry g = geometry(config);
     if (g.data_bytes != data_size || g.scale_bytes != scale_size) {
       std::snprintf(message, message_size, "buffer sizes %zu/%zu, expected %zu/%zu", data_size, scale_size,
@@ -192,21 +178,6 @@ int builtin_quantize(const mxc_quantize_params* params, const std::uint16_t* inp
 }
 
 const mxc_backend kBuiltinTable = {sizeof(mxc_backend), builtin_describe, builtin_quantize};
-
-mxc_quantize_params params_of(const QuantizeConfig& config) {
-  mxc_quantize_params p{};
-  p.struct_size = sizeof p;
-  p.input_dtype = config.input == InputDtype::kFloat16 ? MXC_INPUT_FLOAT16 : MXC_INPUT_BFLOAT16;
-  p.output_dtype = static_cast<std::uint32_t>(config.output);
-  p.emax_mode = config.emax_mode == EmaxMode::kEmaxMinus1 ? MXC_EMAX_MINUS_1 : MXC_EMAX;
-  p.fp8_nan = config.fp8_nan == Fp8NanPolicy::kZero ? MXC_FP8_NAN_ZERO : MXC_FP8_NAN_CANONICAL;
-  p.fp4_lane_stride = config.fp4_lane_stride;
-  p.fp4_high_parity = static_cast<std::uint32_t>(config.fp4_high_parity);
-  p.scale_layout = config.scale_layout == ScaleLayout::kLogical ? MXC_SCALE_LOGICAL : MXC_SCALE_PHYSICAL;
-  p.partitions = config.partitions;
-  p.free = config.free;
-  return p;
-}
 
 // ---- The worker process. ----
 
@@ -439,7 +410,8 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
   }
   const std::size_t sizes[3] = {input.size() * sizeof(std::uint16_t), expected_data.size(), expected_scale.size()};
   const std::size_t needed = std::max({sizes[0], sizes[1], sizes[2]});
-  if (pid_ <= 0 || needed > capacity_) start_worker(std::max(needed, capacity_));
+  constexpr std::size_t kMinimumCapacity = std::size_t{1} << 20;  // one worker serves most campaigns
+  if (pid_ <= 0 || needed > capacity_) start_worker(std::max({needed, capacity_, kMinimumCapacity}));
 
   // Fill the shared areas: input, data and scale fills, canaries in front of the outputs.
   const std::size_t page = page_size();
@@ -460,7 +432,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
 
   Request request{};
   request.kind = RequestKind::kQuantize;
-  request.params = params_of(config);
+  request.params = params_from_config(config);
   request.input_bytes = sizes[kInput];
   request.data_bytes = sizes[kData];
   request.scale_bytes = sizes[kScale];

@@ -13,7 +13,10 @@
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
 #include "mxconform/registry.h"
+#include "certify_command.h"
+#include "explain_command.h"
 #include "quantize_summary.h"
+#include "replay_command.h"
 #ifdef MXCONFORM_WITH_BENCH
 #include "bench.h"
 #endif
@@ -212,7 +215,16 @@ int run(int argc, char** argv) {
   add_knob_options(*dequantize, dequantize_knobs);
 
   CLI::App* backends = app.add_subcommand("backends", "List the implementations and whether this CPU runs them");
+  ReplayOptions replay_options;
+  CLI::App* replay = add_replay_command(app, replay_options);
+  ExplainOptions explain_options;
+  CLI::App* explain = add_explain_command(app, explain_options);
 #ifdef MXCONFORM_WITH_BENCH
+  // Listed for --help only: main() hands these to their own parsers before this one.
+  app.add_subcommand("certify", "Certify a backend (built-in or plug-in .so) against the oracle; "
+                                "`mxconform certify --help` for flags")
+      ->allow_extras();
+  app.add_subcommand("merge", "Merge shard certificates into one")->allow_extras();
   // Listed for --help only: main() hands `bench` to mxconform::bench::run before this parser.
   app.add_subcommand("bench", "Time every backend against speed-of-light kernels (Google Benchmark; "
                               "`mxconform bench --help` for flags)")
@@ -223,6 +235,8 @@ int run(int argc, char** argv) {
   if (quantize->parsed()) return run_quantize(input_path, in_dtype, data_path, scale_path, quantize_knobs, quiet);
   if (dequantize->parsed()) return run_dequantize(data_path, scale_path, output_path, dequantize_knobs);
   if (backends->parsed()) return run_backends();
+  if (replay->parsed()) return run_replay(replay_options);
+  if (explain->parsed()) return run_explain(explain_options);
   return 2;
 }
 
@@ -235,6 +249,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "bench") == 0) return mxconform::bench::run(argc - 1, argv + 1);
 #endif
   try {
+    if (argc > 1 && std::strcmp(argv[1], "certify") == 0) return mxconform::cli::run_certify(argc - 1, argv + 1);
+    if (argc > 1 && std::strcmp(argv[1], "merge") == 0) return mxconform::cli::run_merge(argc - 1, argv + 1);
     return mxconform::cli::run(argc, argv);
   } catch (const mxconform::Error& error) {
     std::fprintf(stderr, "mxconform: error: %s\n", error.what());

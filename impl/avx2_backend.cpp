@@ -219,14 +219,18 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
   using Format = typename ElementFormat<kElement>::Type;
   using Narrow = VectorNarrow<Format>;
   constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
-  const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
+  const std::size_t stride = t.free;  // elements from one row to the next
+  const bool stream = t.stream;
+  const std::uint16_t* base = t.input + g * kBlockRows * stride + col;
+  const std::size_t out_stride = kFp4 ? stride / 2 : stride;  // bytes from one row to the next
+  std::uint8_t* out_row = t.data + (g * kBlockRows * stride + col) / (kFp4 ? 2 : 1);
   const __m256i magnitude_mask = _mm256_set1_epi16(0x7FFF);
 
   // Steps 1-2: block maxima of magnitude bits over the 8 rows, then within 4-column groups.
   __m256i max_a = _mm256_setzero_si256();
   __m256i max_b = _mm256_setzero_si256();
   for (std::size_t r = 0; r < kBlockRows; ++r) {
-    const std::uint16_t* row = base + r * t.free;
+    const std::uint16_t* row = base + r * stride;
     _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchElements), _MM_HINT_T0);
     max_a = _mm256_max_epu16(max_a, _mm256_and_si256(load16(row), magnitude_mask));
     max_b = _mm256_max_epu16(max_b, _mm256_and_si256(load16(row + 16), magnitude_mask));
@@ -261,8 +265,8 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
   const __m256i d_b = _mm256_permute2x128_si256(d_lo, d_hi, 0x31);
 
   // Steps 4-6 per row: multiply, narrow, pack 32 codes into bytes (FP8) or nibbles (FP4).
-  for (std::size_t r = 0; r < kBlockRows; ++r) {
-    const std::uint16_t* row = base + r * t.free;
+  const std::uint16_t* row = base;
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += stride, out_row += out_stride) {
     const __m256i in_a = load16(row);
     const __m256i in_b = load16(row + 16);
     __m256 lo_a, hi_a, lo_b, hi_b;
@@ -293,10 +297,9 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
       codes_b = _mm256_packus_epi32(Narrow::full(_mm256_mul_ps(lo_b, m_lo_b), nan_code), Narrow::full(_mm256_mul_ps(hi_b, m_hi_b), nan_code));
     }
     const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(codes_a, codes_b), 0b11'01'10'00);
-    const std::size_t element = (g * kBlockRows + r) * t.free + col;
     if (!kFp4) {
-      __m256i* out = reinterpret_cast<__m256i*>(t.data + element);
-      if (t.stream) {
+      __m256i* out = reinterpret_cast<__m256i*>(out_row);
+      if (stream) {
         _mm256_stream_si256(out, bytes);
       } else {
         _mm256_storeu_si256(out, bytes);
@@ -312,8 +315,8 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
                                   _mm256_srli_epi16(bytes, 8));
       }
       const __m128i packed = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi16(nibbles, nibbles), 0b11'01'10'00));
-      __m128i* out = reinterpret_cast<__m128i*>(t.data + element / 2);
-      if (t.stream) {
+      __m128i* out = reinterpret_cast<__m128i*>(out_row);
+      if (stream) {
         _mm_stream_si128(out, packed);
       } else {
         _mm_storeu_si128(out, packed);

@@ -7,12 +7,17 @@
 #include "widen.h"
 
 namespace mxconform::impl {
+inline namespace MXCONFORM_IMPL_VARIANT {
 
 void quantize_blocks(const QuantizeConfig& config, const std::uint16_t* input, std::size_t group,
                      std::size_t block_begin, std::size_t block_end, std::uint8_t* codes,
                      std::size_t codes_stride, std::uint8_t* e8m0) {
   const std::size_t f = config.free;
+#ifdef MXCONFORM_FAULT_INJECTION
+  const int bias = emax_bias(config) + (fault_planted(Fault::kEmaxOffByOne) ? 1 : 0);
+#else
   const int bias = emax_bias(config);
+#endif
   const FormatInfo format = element_format(config.output);
   const auto widen = config.input == InputDtype::kBfloat16 ? widen_bf16 : widen_f16;
   const std::uint16_t* group_in = input + group * kBlockRows * f;
@@ -24,7 +29,14 @@ void quantize_blocks(const QuantizeConfig& config, const std::uint16_t* input, s
     for (std::size_t r = 0; r < kBlockRows; ++r) {
       for (std::size_t j = 0; j < kBlockCols; ++j) {
         wide[r][j] = widen(group_in[r * f + c * kBlockCols + j]);
-        max_field = std::max(max_field, exponent_field(wide[r][j]));
+#ifdef MXCONFORM_FAULT_INJECTION
+        if (fault_planted(Fault::kDenormalsAreZero)) wide[r][j] = denormal_as_zero(wide[r][j]);
+        const std::uint32_t field = fault_planted(Fault::kIlogbfExponent) ? ilogbf_exponent_field(wide[r][j])
+                                                                          : exponent_field(wide[r][j]);
+#else
+        const std::uint32_t field = exponent_field(wide[r][j]);
+#endif
+        max_field = std::max(max_field, field);
       }
     }
     // Step 3.
@@ -48,4 +60,5 @@ void quantize_blocks(const QuantizeConfig& config, const std::uint16_t* input, s
   }
 }
 
+}  // namespace MXCONFORM_IMPL_VARIANT
 }  // namespace mxconform::impl

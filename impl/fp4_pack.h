@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fault_injection.h"
 #include "mxconform/lane_remap.h"
 
 namespace mxconform::impl {
+inline namespace MXCONFORM_IMPL_VARIANT {
 
 // Writes bytes [0, count / 2) from `count` element codes (one per byte, 0..15), element k's
 // nibble at position lane_remap(k) (or k for stride 0). Every output byte is written.
@@ -14,6 +16,9 @@ namespace mxconform::impl {
 inline void pack_fp4(const std::uint8_t* codes, std::size_t count, std::uint32_t stride,
                      int high_parity, std::uint8_t* out) {
   constexpr int kNibbleBits = 4;
+#ifdef MXCONFORM_FAULT_INJECTION
+  if (fault_planted(Fault::kNoLaneRemap)) stride = 0;
+#endif
   // lane_remap is an involution, so the element at position r is lane_remap(r).
   auto element_at = [stride](std::size_t position) {
     return stride == 0 ? position : lane_remap(position, stride);
@@ -49,4 +54,5 @@ inline void reverse_byte_windows(std::uint8_t* data, std::size_t size, std::size
   for (std::size_t w = 0; w + stride <= size; w += stride) std::reverse(data + w, data + w + stride);
 }
 
+}  // namespace MXCONFORM_IMPL_VARIANT
 }  // namespace mxconform::impl

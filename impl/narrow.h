@@ -3,16 +3,21 @@
 // arithmetic. One routine serves e2m1, e4m3fn and e5m2 through their FormatInfo.
 #include <cstdint>
 
+#include "fault_injection.h"
 #include "mxconform/formats.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::impl {
+inline namespace MXCONFORM_IMPL_VARIANT {
 
 // x >> shift, rounded to nearest, ties to even. shift in [1, 31].
 constexpr std::uint32_t shift_right_rne(std::uint32_t x, int shift) {
   const std::uint32_t kept = x >> shift;
   const std::uint32_t dropped = x & ((1u << shift) - 1);
   const std::uint32_t half = 1u << (shift - 1);
+#ifdef MXCONFORM_FAULT_INJECTION
+  if (fault_planted(Fault::kTiesAwayFromZero)) return kept + (dropped >= half ? 1 : 0);
+#endif
   const bool round_up = dropped > half || (dropped == half && (kept & 1) != 0);
   return kept + (round_up ? 1 : 0);
 }
@@ -51,4 +56,5 @@ constexpr std::uint32_t narrow(std::uint32_t fp32_bits, const FormatInfo& format
 static_assert(narrow(0x3F80'0000u, E4M3FN::info(), Fp8NanPolicy::kCanonical) == 0b0'0111'000);  // 1.0
 static_assert(narrow(0x40C0'0000u, E2M1::info(), Fp8NanPolicy::kCanonical) == 0b0'11'1);       // 6.0
 
+}  // namespace MXCONFORM_IMPL_VARIANT
 }  // namespace mxconform::impl

@@ -9,6 +9,7 @@
 #include "mxconform/scale_layout.h"
 
 namespace mxconform::impl {
+inline namespace MXCONFORM_IMPL_VARIANT {
 namespace {
 
 float from_bits(std::uint32_t bits) {
@@ -55,10 +56,17 @@ float decode_element(std::uint32_t code, const FormatInfo& format) {
 
 class ScalarBackend final : public Implementation {
  public:
+#ifdef MXCONFORM_FAULT_INJECTION
+  std::string_view name() const override { return "scalar-faulty"; }
+  std::string_view description() const override {
+    return "the scalar implementation with a planted fault (tests only)";
+  }
+#else
   std::string_view name() const override { return "scalar"; }
   std::string_view description() const override {
     return "portable C++ with integer bit manipulation; always built, runs anywhere";
   }
+#endif
   CpuFeatures required_features() const override { return {}; }
 
   void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
@@ -74,7 +82,12 @@ class ScalarBackend final : public Implementation {
       quantize_codes(config, input, data, logical_scale.data());  // FP8: codes are the bytes
     }
     for (std::size_t i = 0; i < g.block_rows; ++i) {
-      const std::size_t row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(i) : i;
+#ifdef MXCONFORM_FAULT_INJECTION
+      const bool physical = config.scale_layout == ScaleLayout::kPhysical && !fault_planted(Fault::kLogicalScaleRows);
+#else
+      const bool physical = config.scale_layout == ScaleLayout::kPhysical;
+#endif
+      const std::size_t row = physical ? scale_slot(i) : i;
       std::memcpy(scale + row * g.block_cols, logical_scale.data() + i * g.block_cols, g.block_cols);
     }
   }
@@ -112,4 +125,5 @@ const Implementation& scalar_backend() {
   return kBackend;
 }
 
+}  // namespace MXCONFORM_IMPL_VARIANT
 }  // namespace mxconform::impl

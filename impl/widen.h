@@ -2,9 +2,11 @@
 // decisions.md step 1: widen bfloat16 and float16 bits to fp32 bits, exactly.
 #include <cstdint>
 
+#include "fault_injection.h"
 #include "mxconform/formats.h"
 
 namespace mxconform::impl {
+inline namespace MXCONFORM_IMPL_VARIANT {
 
 constexpr std::uint32_t widen_bf16(std::uint16_t bits) {
   return static_cast<std::uint32_t>(bits) << (Float32::kBits - Bfloat16::kBits);
@@ -39,4 +41,5 @@ static_assert(widen_f16(0b0'01111'0000000000) == 0x3F80'0000u);        // 1.0
 static_assert(widen_f16(0b0'00000'0000000001) == 0x3380'0000u);        // 2^-24, an fp32 normal
 static_assert(widen_f16(0b1'11111'0000000000) == 0xFF80'0000u);        // -Inf
 
+}  // namespace MXCONFORM_IMPL_VARIANT
 }  // namespace mxconform::impl

@@ -1,0 +1,650 @@
+#include "certification.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "build_info.h"
+#include "case_gen.h"
+#include "corpus_loader.h"
+#include "coverage.h"
+#include "exhaustive_campaign.h"
+#include "mxconform/error.h"
+#include "oracle.h"
+#include "repro_writer.h"
+#include "sha256.h"
+
+namespace mxconform::certify {
+
+const char* name(Level level) {
+  switch (level) {
+    case Level::kGate: return "gate";
+    case Level::kNightly: return "nightly";
+    case Level::kSoak: return "soak";
+  }
+  return "?";
+}
+
+Level parse_level(const std::string& text) {
+  if (text == "gate") return Level::kGate;
+  if (text == "nightly") return Level::kNightly;
+  if (text == "soak") return Level::kSoak;
+  throw Error("unknown level '" + text + "'; expected gate, nightly or soak");
+}
+
+bool Certificate::certified() const {
+  if (!failures.empty()) return false;
+  std::size_t passes = 0;
+  for (const Tally& t : tallies) {
+    for (const auto& [outcome, count] : t.outcomes) {
+      if (outcome != name(Outcome::kPass) && outcome != name(Outcome::kUnsupported) && count > 0) return false;
+      if (outcome == name(Outcome::kPass)) passes += count;
+    }
+  }
+  return passes > 0;
+}
+
+namespace {
+
+// ---- What to certify. ----
+
+std::vector<QuantizeConfig> configurations(const CertifyOptions& options) {
+  std::vector<QuantizeConfig> out;
+  for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
+    for (const OutputDtypeInfo& dtype : output_dtypes()) {
+      QuantizeConfig base = options.knobs;
+      base.input = input;
+      base.output = dtype.id;
+      if (!options.all_knobs) {
+        if (!is_fp4(dtype.id)) {
+          base.fp4_lane_stride = 0;
+          base.fp4_high_parity = 1;
+        }
+        out.push_back(base);
+        continue;
+      }
+      for (EmaxMode mode : {EmaxMode::kEmax, EmaxMode::kEmaxMinus1}) {
+        for (ScaleLayout layout : {ScaleLayout::kPhysical, ScaleLayout::kLogical}) {
+          QuantizeConfig c = base;
+          c.emax_mode = mode;
+          c.scale_layout = layout;
+          if (is_fp4(dtype.id)) {
+            for (int parity : {1, 0}) {
+              for (std::uint32_t stride : {0u, 1u, 2u, 4u, 8u}) {
+                c.fp4_high_parity = parity;
+                c.fp4_lane_stride = stride;
+                out.push_back(c);
+              }
+            }
+          } else {
+            c.fp4_lane_stride = 0;
+            c.fp4_high_parity = 1;
+            for (Fp8NanPolicy policy : {Fp8NanPolicy::kCanonical, Fp8NanPolicy::kZero}) {
+              c.fp8_nan = policy;
+              out.push_back(c);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// A configuration's knobs and dtypes without its shape.
+std::string knobs_text(const QuantizeConfig& config) {
+  std::ostringstream out;
+  out << "input=" << name(config.input) << " output=" << name(config.output) << " emax_mode=" << name(config.emax_mode);
+  if (!is_fp4(config.output)) out << " fp8_nan=" << name(config.fp8_nan);
+  if (is_fp4(config.output)) out << " lane_stride=" << config.fp4_lane_stride << " high_parity=" << config.fp4_high_parity;
+  out << " scale_layout=" << name(config.scale_layout);
+  return out.str();
+}
+
+std::size_t exhaustive_tensors_per_config(Level level) { return level == Level::kGate ? 10 : std::numeric_limits<std::size_t>::max(); }
+std::size_t property_cases_per_config(Level level) {
+  switch (level) {
+    case Level::kGate: return 24;
+    case Level::kNightly: return 400;
+    case Level::kSoak: return 4000;
+  }
+  return 0;
+}
+
+// The E8M0 values the gate samples: the clamps, the unscaled region, and the largest.
+std::vector<int> sample_e8m0(const std::vector<int>& reachable, Level level) {
+  if (level != Level::kGate) return reachable;
+  std::set<int> wanted = {1, 2, 3, 100, 112, 119, 120, 125, 127, 128, 240, 247, 253, 254};
+  std::vector<int> out;
+  for (int e : reachable) {
+    if (wanted.count(e) != 0) out.push_back(e);
+  }
+  if (!reachable.empty() && (out.empty() || out.back() != reachable.back())) out.push_back(reachable.back());
+  return out;
+}
+
+// The oracle's bytes for a case: unnamed physical scale rows expected 0 (left untouched).
+void oracle_bytes(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                  std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale) {
+  const Geometry g = geometry(config);
+  data.assign(g.data_bytes, 0);
+  scale.assign(g.scale_bytes, 0);
+  oracle::quantize(config, input.data(), data.data(), scale.data());
+}
+
+// FP4 codes (one per element) packed with the configuration's stride and parity.
+std::vector<std::uint8_t> pack_codes(const QuantizeConfig& config, const std::vector<std::uint8_t>& codes) {
+  if (!is_fp4(config.output)) return codes;
+  std::vector<std::uint8_t> packed(codes.size() / 2, 0);
+  for (std::size_t k = 0; k < codes.size(); ++k) {
+    const std::size_t position = oracle::nibble_position(k, config.fp4_lane_stride);
+    const bool high = static_cast<int>(position % 2) == config.fp4_high_parity;
+    packed[position / 2] |= static_cast<std::uint8_t>(high ? codes[k] << 4 : codes[k]);
+  }
+  return packed;
+}
+
+class Runner {
+ public:
+  Runner(const CertifyOptions& options, IsolatedBackend& backend, Certificate& certificate)
+      : options_(options), backend_(backend), certificate_(certificate) {}
+
+  // Counts the case, runs it when it belongs to this shard. Returns the outcome (kPass when
+  // another shard owns it).
+  void run_case(Tally& tally, const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
+                const std::vector<std::uint16_t>& input, const std::vector<std::uint8_t>& expected_data,
+                const std::vector<std::uint8_t>& expected_scale) {
+    const std::size_t index = index_++;
+    if (index % options_.shard_count != options_.shard_index) return;
+    ++certificate_.cases;
+    const CallResult result = backend_.run(config, input, expected_data, expected_scale);
+    ++tally.outcomes[name(result.outcome)];
+    if (result.outcome == Outcome::kUnsupported && tally.unsupported.empty()) tally.unsupported = result.detail;
+    if (is_failure(result.outcome)) record_failure(campaign, case_id, config, input, result);
+  }
+
+  std::size_t next_index() const { return index_; }
+
+ private:
+  void record_failure(const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
+                      const std::vector<std::uint16_t>& input, const CallResult& result) {
+    constexpr std::size_t kMaxFailuresKept = 50;
+    if (certificate_.failures.size() >= kMaxFailuresKept) return;
+    Failure failure;
+    failure.campaign = campaign;
+    failure.case_id = case_id;
+    failure.configuration = describe(config);
+    failure.knobs = knobs_text(config);
+    failure.outcome = result.outcome;
+    failure.detail = result.detail;
+    QuantizeConfig small_config = config;
+    std::vector<std::uint16_t> small_input = input;
+    shrink(result.outcome, small_config, small_input);
+    try {
+      const corpus::CorpusCase repro = corpus::make_repro_case(small_config, small_input, "certify-" + campaign, options_.seed);
+      failure.repro_yaml = corpus::format_corpus_file({repro}, "mxconform certify: " + std::string(name(result.outcome)) +
+                                                                   " of " + backend_.spec() + " in " + campaign + " case " + case_id);
+      if (!options_.emit_repro_dir.empty()) {
+        failure.repro_path = corpus::write_repro_case(small_config, small_input, "certify-" + campaign, options_.seed,
+                                                      options_.emit_repro_dir);
+      }
+    } catch (const std::exception& error) {
+      failure.repro_yaml = std::string("# no repro: ") + error.what() + "\n";
+    }
+    certificate_.failures.push_back(failure);
+  }
+
+  bool fails_the_same(Outcome wanted, const QuantizeConfig& config, const std::vector<std::uint16_t>& input) {
+    std::vector<std::uint8_t> data, scale;
+    oracle_bytes(config, input, data, scale);
+    return backend_.run(config, input, data, scale).outcome == wanted;
+  }
+
+  // A minimal repro: one 8x4 block that still fails the same way, then as many of its elements
+  // zeroed as keep it failing. Bounded: hangs cost a timeout per try.
+  void shrink(Outcome outcome, QuantizeConfig& config, std::vector<std::uint16_t>& input) {
+    const std::size_t max_tries = outcome == Outcome::kHang ? 2 : 64;
+    std::size_t tries = 0;
+    QuantizeConfig block = config;
+    block.partitions = kBlockRows;
+    block.free = kBlockCols;
+    if (block.fp4_lane_stride != 0 && (kBlockSize % (2 * block.fp4_lane_stride)) != 0) block.fp4_lane_stride = 0;
+    const std::size_t groups = config.partitions / kBlockRows;
+    const std::size_t cols = config.free / kBlockCols;
+    for (std::size_t b = 0; b < groups * cols && tries < max_tries; ++b, ++tries) {
+      std::vector<std::uint16_t> one(kBlockSize);
+      for (std::size_t i = 0; i < kBlockSize; ++i) {
+        one[i] = input[((b / cols) * kBlockRows + i / kBlockCols) * config.free + (b % cols) * kBlockCols + i % kBlockCols];
+      }
+      if (fails_the_same(outcome, block, one)) {
+        config = block;
+        input = one;
+        break;
+      }
+    }
+    if (config.partitions != kBlockRows || config.free != kBlockCols || outcome == Outcome::kHang) return;
+    for (std::size_t i = 0; i < kBlockSize && tries < 2 * max_tries; ++i, ++tries) {
+      if (input[i] == 0) continue;
+      std::vector<std::uint16_t> simpler = input;
+      simpler[i] = 0;
+      if (fails_the_same(outcome, config, simpler)) input = simpler;
+    }
+  }
+
+  const CertifyOptions& options_;
+  IsolatedBackend& backend_;
+  Certificate& certificate_;
+  std::size_t index_ = 0;
+};
+
+std::string read_first_line_with(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return text;
+}
+
+void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const std::vector<std::string>& corpus_files,
+                 Certificate& certificate) {
+  auto& h = certificate.header;
+  h["mxconform_version"] = MXCONFORM_VERSION;
+  h["mxconform_commit"] = MXCONFORM_GIT_COMMIT;
+  Sha256 corpus_hash;
+  for (const std::string& file : corpus_files) {
+    std::ifstream in(file, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    corpus_hash.update(file.data(), 0);
+    corpus_hash.update(text.data(), text.size());
+  }
+  h["corpus_sha256"] = corpus_hash.hex_digest();
+  h["corpus_files"] = std::to_string(corpus_files.size());
+  const BackendInfo& info = backend.info();
+  h["backend"] = options.backend;
+  h["backend_name"] = info.name;
+  h["backend_version"] = info.version;
+  h["backend_description"] = info.description;
+  const bool library = options.backend.find('/') != std::string::npos;
+  char resolved[4096];
+  const std::string path = library ? (::realpath(options.backend.c_str(), resolved) ? resolved : options.backend)
+                                   : (::realpath("/proc/self/exe", resolved) ? resolved : "built-in");
+  h["backend_path"] = path;
+  h["backend_sha256"] = sha256_file(path);
+  h["cpu_model"] = read_first_line_with("/proc/cpuinfo", "model name");
+  h["cpu_flags"] = read_first_line_with("/proc/cpuinfo", "flags");
+  utsname os{};
+  ::uname(&os);
+  h["os"] = std::string(os.sysname) + " " + os.release + " " + os.machine;
+  h["level"] = name(options.level);
+  h["seed"] = std::to_string(options.seed);
+  h["shard"] = std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count);
+  h["all_knobs"] = options.all_knobs ? "true" : "false";
+  std::string campaigns;
+  for (const auto& c : options.campaigns) campaigns += (campaigns.empty() ? "" : " --campaign ") + c;
+  h["campaigns"] = campaigns;
+  const QuantizeConfig& k = options.knobs;
+  const std::string knob_flags = " --emax-mode " + std::string(name(k.emax_mode)) + " --fp8-nan " + std::string(name(k.fp8_nan)) +
+                                 " --lane-stride " + std::to_string(k.fp4_lane_stride) + " --high-parity " +
+                                 std::to_string(k.fp4_high_parity) + " --scale-layout " + std::string(name(k.scale_layout));
+  h["rerun"] = "mxconform certify --backend " + options.backend + " --level " + name(options.level) + " --seed " +
+               std::to_string(options.seed) + (options.all_knobs ? " --all-knobs" : knob_flags) + " --shard " +
+               std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) + " --campaign " +
+               campaigns;
+  h["started"] = now_utc();
+}
+
+bool wants(const CertifyOptions& options, const char* campaign) {
+  return std::find(options.campaigns.begin(), options.campaigns.end(), campaign) != options.campaigns.end();
+}
+
+}  // namespace
+
+Certificate run_certification(const CertifyOptions& options) {
+  if (options.shard_count == 0 || options.shard_index >= options.shard_count) {
+    throw Error("shard " + std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) +
+                ": the index must be below the count");
+  }
+  Certificate certificate;
+  IsolatedBackend backend(options.backend, options.timeout_seconds);
+  const std::vector<std::string> corpus_files =
+      wants(options, "corpus") ? corpus::find_corpus_files(options.corpus_paths) : std::vector<std::string>{};
+  fill_header(options, backend, corpus_files, certificate);
+  Runner runner(options, backend, certificate);
+  const std::vector<QuantizeConfig> configs = configurations(options);
+  for (const QuantizeConfig& c : configs) certificate.configurations.push_back(knobs_text(c));
+
+  auto progress = [&](const std::string& stage, std::size_t done, std::size_t total) {
+    if (options.progress) options.progress(stage, done, total);
+  };
+
+  // 1. The corpus: every case, with its own configuration.
+  if (wants(options, "corpus")) {
+    const auto cases = corpus::load_corpus(options.corpus_paths);
+    std::map<std::string, std::size_t> tally_of;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const corpus::CorpusCase& c = cases[i];
+      const std::string key = knobs_text(c.config);
+      if (tally_of.count(key) == 0) {
+        tally_of[key] = certificate.tallies.size();
+        certificate.tallies.push_back({"corpus", key, std::string(name(c.config.output)), {}, {}});
+      }
+      std::vector<std::uint8_t> data(c.data.size()), scale(c.scale.size());
+      for (std::size_t j = 0; j < data.size(); ++j) data[j] = c.data[j].value_or(0);
+      for (std::size_t j = 0; j < scale.size(); ++j) scale[j] = c.scale[j].value_or(0);
+      runner.run_case(certificate.tallies[tally_of[key]], "corpus", c.id, c.config, c.input, data, scale);
+      progress("corpus", i + 1, cases.size());
+    }
+  }
+
+  // 2. The exhaustive element campaign, per configuration.
+  if (wants(options, "exhaustive")) {
+    std::size_t done = 0;
+    for (const QuantizeConfig& config : configs) {
+      certificate.tallies.push_back({"exhaustive", knobs_text(config), std::string(name(config.output)), {}, {}});
+      Tally& tally = certificate.tallies.back();
+      const std::string undeclared = backend.info().undeclared(config);
+      if (!undeclared.empty()) {
+        tally.unsupported = "not declared: " + undeclared;
+        ++tally.outcomes[name(Outcome::kUnsupported)];
+        progress("exhaustive", ++done, configs.size());
+        continue;
+      }
+      ExhaustiveCampaign campaign(config.input, config.output, config.emax_mode, config.fp8_nan);
+      std::size_t tensors = 0;
+      for (int e8m0 : sample_e8m0(campaign.reachable_e8m0(), options.level)) {
+        if (tensors++ >= exhaustive_tensors_per_config(options.level)) break;
+        ExhaustiveTensor t = campaign.tensor(e8m0);
+        t.config.fp4_lane_stride = config.fp4_lane_stride;
+        t.config.fp4_high_parity = config.fp4_high_parity;
+        t.config.scale_layout = config.scale_layout;  // one partition group: both layouts are one row
+        runner.run_case(tally, "exhaustive", "e8m0-" + std::to_string(e8m0), t.config, t.input,
+                        pack_codes(t.config, t.codes), t.expected_scale);
+      }
+      progress("exhaustive", ++done, configs.size());
+    }
+  }
+
+  // 3. Generated property cases, per configuration: the property suite's MX-aware generators,
+  // with the configuration's knobs.
+  if (wants(options, "properties")) {
+    properties::Coverage coverage;
+    std::size_t done = 0;
+    const std::size_t per_config = property_cases_per_config(options.level);
+    for (const QuantizeConfig& config : configs) {
+      certificate.tallies.push_back({"properties", knobs_text(config), std::string(name(config.output)), {}, {}});
+      Tally& tally = certificate.tallies.back();
+      const std::string undeclared = backend.info().undeclared(config);
+      if (!undeclared.empty()) {
+        tally.unsupported = "not declared: " + undeclared;
+        ++tally.outcomes[name(Outcome::kUnsupported)];
+        progress("properties", ++done, configs.size());
+        continue;
+      }
+      properties::CaseSpace space;
+      space.outputs = {config.output};
+      space.max_block_rows = 16;
+      space.max_block_cols = 64;
+      const auto generator = properties::quantize_cases(space);
+      for (std::size_t i = 0; i < per_config; ++i) {
+        constexpr int kMaxSize = 100;  // RapidCheck's generation size stays at or below 100
+        const rc::Random random(options.seed * 1000003u + std::hash<std::string>{}(knobs_text(config)) + i);
+        properties::QuantizeCase c = generator(random, static_cast<int>(i * 7 % (kMaxSize + 1))).value();
+        QuantizeConfig run_config = config;
+        run_config.partitions = c.config.partitions;
+        run_config.free = c.config.free;
+        const std::size_t window = 2 * static_cast<std::size_t>(std::max<std::uint32_t>(1, run_config.fp4_lane_stride));
+        if ((run_config.partitions * run_config.free) % window != 0) run_config.fp4_lane_stride = 0;
+        c.config = run_config;
+        coverage.add(c);
+        std::vector<std::uint8_t> data, scale;
+        oracle_bytes(run_config, c.input, data, scale);
+        runner.run_case(tally, "properties", "case-" + std::to_string(i), run_config, c.input, data, scale);
+      }
+      progress("properties", ++done, configs.size());
+    }
+    for (std::size_t id = 0; id < properties::kCoverageClasses; ++id) {
+      const auto cls = static_cast<properties::CoverageClass>(id);
+      if (coverage.cases_hitting(cls) > 0) certificate.coverage[std::string(properties::name(cls))] = coverage.cases_hitting(cls);
+    }
+  }
+  certificate.header["finished"] = now_utc();
+  certificate.header["workers_started"] = std::to_string(backend.workers_started());
+  certificate.header["verdict"] = certificate.certified() ? "certified" : "not certified";
+  return certificate;
+}
+
+// ---- Reports. ----
+
+std::string to_yaml(const Certificate& certificate) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "mxconform_certificate" << YAML::Value << 1;
+  out << YAML::Key << "verdict" << YAML::Value << (certificate.certified() ? "certified" : "not certified");
+  for (const auto& [key, value] : certificate.header) {
+    if (key != "verdict") out << YAML::Key << key << YAML::Value << value;
+  }
+  out << YAML::Key << "cases" << YAML::Value << certificate.cases;
+  out << YAML::Key << "configurations" << YAML::Value << YAML::BeginSeq;
+  for (const auto& c : certificate.configurations) out << c;
+  out << YAML::EndSeq;
+  out << YAML::Key << "coverage" << YAML::Value << YAML::BeginMap;
+  for (const auto& [cls, count] : certificate.coverage) out << YAML::Key << cls << YAML::Value << count;
+  out << YAML::EndMap;
+  out << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
+  for (const Tally& t : certificate.tallies) {
+    out << YAML::BeginMap << YAML::Key << "campaign" << YAML::Value << t.campaign << YAML::Key << "configuration"
+        << YAML::Value << t.configuration << YAML::Key << "output" << YAML::Value << t.output;
+    out << YAML::Key << "outcomes" << YAML::Value << YAML::BeginMap;
+    for (const auto& [outcome, count] : t.outcomes) out << YAML::Key << outcome << YAML::Value << count;
+    out << YAML::EndMap;
+    if (!t.unsupported.empty()) out << YAML::Key << "not_supported" << YAML::Value << t.unsupported;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "failures" << YAML::Value << YAML::BeginSeq;
+  for (const Failure& f : certificate.failures) {
+    out << YAML::BeginMap << YAML::Key << "campaign" << YAML::Value << f.campaign << YAML::Key << "case" << YAML::Value
+        << f.case_id << YAML::Key << "configuration" << YAML::Value << f.configuration << YAML::Key << "knobs"
+        << YAML::Value << f.knobs << YAML::Key << "outcome"
+        << YAML::Value << name(f.outcome) << YAML::Key << "detail" << YAML::Value << f.detail;
+    if (!f.repro_path.empty()) out << YAML::Key << "repro_file" << YAML::Value << f.repro_path;
+    out << YAML::Key << "repro" << YAML::Value << YAML::Literal << f.repro_yaml << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+namespace {
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += ' ';
+        else out += ch;
+    }
+  }
+  return out;
+}
+
+Outcome outcome_named(const std::string& text) {
+  for (int i = 0; i <= static_cast<int>(Outcome::kUnsupported); ++i) {
+    if (text == name(static_cast<Outcome>(i))) return static_cast<Outcome>(i);
+  }
+  throw Error("unknown outcome '" + text + "'");
+}
+
+}  // namespace
+
+std::string to_junit(const Certificate& certificate) {
+  std::map<std::string, std::vector<const Tally*>> suites;
+  for (const Tally& t : certificate.tallies) suites[t.campaign].push_back(&t);
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mxconform certify "
+      << xml_escape(certificate.header.count("backend") ? certificate.header.at("backend") : "") << "\">\n";
+  for (const auto& [campaign, tallies] : suites) {
+    std::size_t failures = 0, skipped = 0;
+    for (const Tally* t : tallies) {
+      bool failed = false;
+      for (const auto& [o, n] : t->outcomes) failed |= n > 0 && is_failure(outcome_named(o));
+      failures += failed;
+      skipped += !failed && !t->unsupported.empty() && t->outcomes.count("pass") == 0;
+    }
+    out << "  <testsuite name=\"" << campaign << "\" tests=\"" << tallies.size() << "\" failures=\"" << failures
+        << "\" skipped=\"" << skipped << "\">\n";
+    for (const Tally* t : tallies) {
+      out << "    <testcase classname=\"" << campaign << "\" name=\"" << xml_escape(t->configuration) << "\">";
+      std::string failed_outcomes;
+      for (const auto& [o, n] : t->outcomes) {
+        if (n > 0 && is_failure(outcome_named(o))) failed_outcomes += o + " x" + std::to_string(n) + " ";
+      }
+      if (!failed_outcomes.empty()) {
+        out << "\n      <failure message=\"" << xml_escape(failed_outcomes) << "\">";
+        for (const Failure& f : certificate.failures) {
+          if (f.campaign == campaign && f.knobs == t->configuration) {
+            out << xml_escape(f.case_id + ": " + name(f.outcome) + ": " + f.detail + "\n" + f.repro_yaml) << "\n";
+          }
+        }
+        out << "</failure>\n    ";
+      } else if (!t->unsupported.empty() && t->outcomes.count("pass") == 0) {
+        out << "<skipped message=\"" << xml_escape("not supported: " + t->unsupported) << "\"/>";
+      }
+      out << "</testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+  return out.str();
+}
+
+Certificate read_certificate(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& error) {
+    throw Error(path + ": not a certificate: " + error.what());
+  }
+  if (!root.IsMap() || !root["mxconform_certificate"] || root["mxconform_certificate"].as<int>() != 1) {
+    throw Error(path + ": not an mxconform certificate (no mxconform_certificate: 1)");
+  }
+  Certificate c;
+  try {
+    for (const auto& entry : root) {
+      const std::string key = entry.first.as<std::string>();
+      if (entry.second.IsScalar() && key != "cases" && key != "mxconform_certificate") c.header[key] = entry.second.as<std::string>();
+    }
+    c.cases = root["cases"].as<std::size_t>();
+    for (const auto& n : root["configurations"]) c.configurations.push_back(n.as<std::string>());
+    for (const auto& n : root["coverage"]) c.coverage[n.first.as<std::string>()] = n.second.as<std::size_t>();
+    for (const auto& n : root["results"]) {
+      Tally t{n["campaign"].as<std::string>(), n["configuration"].as<std::string>(), n["output"].as<std::string>(), {}, {}};
+      for (const auto& o : n["outcomes"]) t.outcomes[o.first.as<std::string>()] = o.second.as<std::size_t>();
+      if (n["not_supported"]) t.unsupported = n["not_supported"].as<std::string>();
+      c.tallies.push_back(t);
+    }
+    for (const auto& n : root["failures"]) {
+      Failure f;
+      f.campaign = n["campaign"].as<std::string>();
+      f.case_id = n["case"].as<std::string>();
+      f.configuration = n["configuration"].as<std::string>();
+      f.knobs = n["knobs"].as<std::string>();
+      f.outcome = outcome_named(n["outcome"].as<std::string>());
+      f.detail = n["detail"].as<std::string>();
+      if (n["repro_file"]) f.repro_path = n["repro_file"].as<std::string>();
+      f.repro_yaml = n["repro"].as<std::string>();
+      c.failures.push_back(f);
+    }
+  } catch (const std::exception& error) {
+    throw Error(path + ": malformed certificate: " + error.what());
+  }
+  return c;
+}
+
+Certificate merge(const std::vector<Certificate>& shards) {
+  if (shards.empty()) throw Error("merge: no certificates given");
+  Certificate merged;
+  merged.header = shards.front().header;
+  merged.configurations = shards.front().configurations;
+  std::map<std::pair<std::string, std::string>, std::size_t> tally_of;
+  std::set<std::string> shard_names;
+  for (const Certificate& shard : shards) {
+    for (const char* key : {"backend_sha256", "seed", "level", "all_knobs", "corpus_sha256"}) {
+      const auto a = merged.header.find(key);
+      const auto b = shard.header.find(key);
+      if ((a == merged.header.end()) != (b == shard.header.end()) || (a != merged.header.end() && a->second != b->second)) {
+        throw Error(std::string("merge: the shards differ in ") + key + "; they are not one campaign");
+      }
+    }
+    const std::string shard_name = shard.header.count("shard") ? shard.header.at("shard") : "?";
+    if (!shard_names.insert(shard_name).second) throw Error("merge: shard " + shard_name + " given twice");
+    merged.cases += shard.cases;
+    for (const Tally& t : shard.tallies) {
+      const auto key = std::make_pair(t.campaign, t.configuration);
+      if (tally_of.count(key) == 0) {
+        tally_of[key] = merged.tallies.size();
+        merged.tallies.push_back({t.campaign, t.configuration, t.output, {}, t.unsupported});
+      }
+      for (const auto& [o, n] : t.outcomes) merged.tallies[tally_of[key]].outcomes[o] += n;
+    }
+    merged.failures.insert(merged.failures.end(), shard.failures.begin(), shard.failures.end());
+    for (const auto& [cls, n] : shard.coverage) merged.coverage[cls] += n;
+  }
+  std::string shard_list;
+  for (const auto& s : shard_names) shard_list += (shard_list.empty() ? "" : ",") + s;
+  merged.header["shard"] = "merged " + shard_list;
+  merged.header["verdict"] = merged.certified() ? "certified" : "not certified";
+  return merged;
+}
+
+std::string verdict_table(const Certificate& certificate) {
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-11s %-90s %7s %7s %s\n", "campaign", "configuration", "pass", "fail", "verdict");
+  out << line;
+  for (const Tally& t : certificate.tallies) {
+    std::size_t pass = 0, fail = 0;
+    std::string kinds;
+    for (const auto& [o, n] : t.outcomes) {
+      if (o == name(Outcome::kPass)) pass += n;
+      else if (o != name(Outcome::kUnsupported)) {
+        fail += n;
+        kinds += (kinds.empty() ? "" : ",") + o;
+      }
+    }
+    const std::string verdict = fail > 0 ? "FAIL (" + kinds + ")" : (pass == 0 && !t.unsupported.empty() ? "not supported" : "pass");
+    std::snprintf(line, sizeof line, "%-11s %-90s %7zu %7zu %s\n", t.campaign.c_str(), t.configuration.c_str(), pass, fail,
+                  verdict.c_str());
+    out << line;
+  }
+  out << (certificate.certified() ? "CERTIFIED" : "NOT CERTIFIED") << ": " << certificate.cases << " cases, "
+      << certificate.failures.size() << " failure(s) recorded\n";
+  return out.str();
+}
+
+}  // namespace mxconform::certify

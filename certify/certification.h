@@ -1,0 +1,77 @@
+#pragma once
+// A certification campaign: the corpus, then the exhaustive element campaign, then generated
+// property cases, for every dtype and knob combination asked for, against the oracle, with the
+// backend in an isolated worker. Produces a certificate (YAML) and JUnit XML.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "isolated_backend.h"
+#include "mxconform/quantize_config.h"
+
+namespace mxconform::certify {
+
+enum class Level { kGate, kNightly, kSoak };
+const char* name(Level level);
+Level parse_level(const std::string& text);
+
+struct CertifyOptions {
+  std::string backend;                  // built-in name or path to a shared library
+  Level level = Level::kGate;
+  std::uint64_t seed = 1;
+  QuantizeConfig knobs;                 // knob values certified when all_knobs is false
+  bool all_knobs = false;               // every knob combination the backend declares
+  std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};
+  std::vector<std::string> corpus_paths;  // files or directories
+  std::string emit_repro_dir;           // write each failure's repro there (never overwriting)
+  std::size_t shard_index = 0;          // run the cases whose index % shard_count == shard_index
+  std::size_t shard_count = 1;
+  double timeout_seconds = 20;          // per call
+  std::function<void(const std::string& stage, std::size_t done, std::size_t total)> progress;
+};
+
+struct Failure {
+  std::string campaign;
+  std::string case_id;
+  std::string configuration;  // describe(config): knobs and shape
+  std::string knobs;          // the configuration's tally key
+  Outcome outcome = Outcome::kPass;
+  std::string detail;
+  std::string repro_yaml;     // the shrunk case as a corpus file
+  std::string repro_path;     // where --emit-repro wrote it
+};
+
+// Outcome counts of one campaign on one configuration.
+struct Tally {
+  std::string campaign;
+  std::string configuration;
+  std::string output;          // output dtype name
+  std::map<std::string, std::size_t> outcomes;  // outcome name -> cases
+  std::string unsupported;     // why, when the backend does not declare the configuration
+};
+
+struct Certificate {
+  std::map<std::string, std::string> header;  // mxconform, commit, backend, host, level, seed, ...
+  std::vector<std::string> configurations;
+  std::vector<Tally> tallies;
+  std::vector<Failure> failures;
+  std::map<std::string, std::size_t> coverage;  // property coverage class -> cases
+  std::size_t cases = 0;
+  bool certified() const;
+};
+
+Certificate run_certification(const CertifyOptions& options);
+
+std::string to_yaml(const Certificate& certificate);
+std::string to_junit(const Certificate& certificate);
+// Reads a certificate written by to_yaml (for `mxconform merge`). Throws Error naming the file.
+Certificate read_certificate(const std::string& path);
+// Shards of one campaign into one certificate: counts summed, failures and coverage joined.
+Certificate merge(const std::vector<Certificate>& shards);
+// The verdict table: one line per configuration and campaign.
+std::string verdict_table(const Certificate& certificate);
+
+}  // namespace mxconform::certify

@@ -1,0 +1,126 @@
+#include "explain_command.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <iostream>
+
+#include "block_explanation.h"
+#include "corpus_loader.h"
+#include "mxconform/error.h"
+#include "mxconform/npy.h"
+#include "mxconform/registry.h"
+#include "text_table.h"
+
+namespace mxconform::cli {
+namespace {
+
+std::pair<std::size_t, std::size_t> parse_block(const std::string& text) {
+  const std::size_t comma = text.find(',');
+  const auto number = [&](const std::string& digits) {
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) {
+      throw Error("--block '" + text + "': expected G,C (partition group and column block, from 0)");
+    }
+    return static_cast<std::size_t>(std::stoul(digits));
+  };
+  if (comma == std::string::npos) number("");
+  return {number(text.substr(0, comma)), number(text.substr(comma + 1))};
+}
+
+// The subject to show beside the oracle, or nullptr when none was asked for.
+const Implementation* explain_subject(const std::string& name, const QuantizeConfig& config) {
+  if (name.empty()) return nullptr;
+  const Implementation* impl = find_implementation(name);
+  if (impl == nullptr) throw Error("unknown backend '" + name + "'; `mxconform backends` lists them");
+  if (!runnable_here(*impl)) throw Error("backend '" + name + "' needs CPU features " + impl->required_features().to_string());
+  const std::string reason = impl->unsupported_reason(config);
+  if (!reason.empty()) throw Error("backend '" + name + "' does not support this configuration: " + reason);
+  return impl;
+}
+
+// The raw bits and shape of a 2-D .npy input: <u2 bits of --in-dtype, or <f2 float16 values.
+void read_npy_input(const ExplainOptions& options, corpus::ExplainRequest& request) {
+  const npy::Array array = npy::read(options.input_path);
+  if (array.shape.size() != 2) throw Error(options.input_path + ": expected a 2-D array [P, F]");
+  if (array.type == npy::ElementType::kFloat16) {
+    request.config.input = InputDtype::kFloat16;
+  } else if (array.type == npy::ElementType::kUint16 && !options.in_dtype.empty()) {
+    request.config.input = parse_input_dtype(options.in_dtype);
+  } else {
+    throw Error(options.input_path + ": expected <u2 raw bits with --in-dtype bfloat16|float16, or <f2 float16 values");
+  }
+  request.config.partitions = array.shape[0];
+  request.config.free = array.shape[1];
+  request.input.resize(array.bytes.size() / sizeof(std::uint16_t));
+  std::memcpy(request.input.data(), array.bytes.data(), request.input.size() * sizeof(std::uint16_t));
+}
+
+}  // namespace
+
+CLI::App* add_explain_command(CLI::App& app, ExplainOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "explain", "Explain one block step by step: a corpus case (--corpus, --id) or an .npy input (--input, --block)");
+  CLI::Option* corpus = command->add_option("--corpus", options.corpus_path, "Corpus file or directory holding the case");
+  CLI::Option* id = command->add_option("--id", options.id, "Id of the corpus case");
+  CLI::Option* input = command->add_option("--input", options.input_path, "Input .npy [P, F]: <u2 raw bits or <f2 float16");
+  // The knobs of `mxconform quantize`, parsed straight into the configuration.
+  const std::vector<CLI::Option*> knob_options = {
+      command->add_option("--in-dtype", options.in_dtype, "bfloat16 or float16 (for <u2 input)"),
+      command->add_option_function<std::string>(
+          "--out-dtype",
+          [&options](const std::string& text) {
+            options.knobs.output = parse_output_dtype(text);
+            options.out_dtype_given = true;
+          },
+          "Output dtype, as for quantize"),
+      command->add_option_function<std::string>(
+          "--emax-mode", [&options](const std::string& text) { options.knobs.emax_mode = parse_emax_mode(text); },
+          "emax (default) or emax-1"),
+      command->add_option_function<std::string>(
+          "--fp8-nan", [&options](const std::string& text) { options.knobs.fp8_nan = parse_fp8_nan(text); },
+          "canonical (default) or zero"),
+      command->add_option("--lane-stride", options.knobs.fp4_lane_stride, "FP4 lane stride (default 0)"),
+      command->add_option("--high-parity", options.knobs.fp4_high_parity, "FP4 high parity (default 1)"),
+      command->add_option_function<std::string>(
+          "--scale-layout", [&options](const std::string& text) { options.knobs.scale_layout = parse_scale_layout(text); },
+          "physical (default) or logical")};
+  command->add_option("--block", options.block, "Block G,C: rows 8G..8G+7, columns 4C..4C+3");
+  command->add_option("--backend", options.backend, "Also show what this implementation wrote");
+  corpus->excludes(input);
+  id->needs(corpus);
+  for (CLI::Option* knob : knob_options) knob->excludes(corpus)->needs(input);
+  return command;
+}
+
+int run_explain(const ExplainOptions& options) {
+  corpus::ExplainRequest request;
+  request.colour = corpus::colour_wanted(STDOUT_FILENO);
+  std::vector<corpus::CorpusCase> cases;
+  if (!options.corpus_path.empty()) {
+    if (options.id.empty()) throw Error("explain --corpus needs --id ID");
+    cases = corpus::load_corpus({options.corpus_path});
+    for (const corpus::CorpusCase& c : cases) {
+      if (c.id == options.id) request.corpus_case = &c;
+    }
+    if (request.corpus_case == nullptr) throw Error(options.corpus_path + ": no case with id '" + options.id + "'");
+    request.config = request.corpus_case->config;
+    request.input = request.corpus_case->input;
+  } else if (!options.input_path.empty()) {
+    if (!options.out_dtype_given || options.block.empty()) throw Error("explain --input needs --out-dtype and --block G,C");
+    request.config = options.knobs;
+    read_npy_input(options, request);
+    validate(request.config);
+  } else {
+    throw Error("explain needs --corpus PATH --id ID, or --input X.npy --out-dtype NAME --block G,C");
+  }
+  request.subject = explain_subject(options.backend, request.config);
+  if (!options.block.empty()) {
+    std::tie(request.group, request.column_block) = parse_block(options.block);
+  } else if (request.subject != nullptr) {
+    std::tie(request.group, request.column_block) = corpus::first_differing_block(*request.corpus_case, *request.subject);
+  }
+  std::cout << corpus::explain_block(request);
+  return 0;
+}
+
+}  // namespace mxconform::cli

@@ -1,0 +1,126 @@
+#include "replay_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "case_replay.h"
+#include "corpus_loader.h"
+#include "mxconform/error.h"
+#include "mxconform/registry.h"
+#include "text_table.h"
+
+namespace mxconform::cli {
+namespace {
+
+using corpus::Style;
+using corpus::styled;
+using corpus::Verdict;
+
+// The implementations to replay against, each runnable here.
+std::vector<const Implementation*> subjects(const std::vector<std::string>& wanted, bool colour) {
+  std::vector<const Implementation*> out;
+  if (wanted.empty()) {
+    for (const Implementation* impl : implementations()) {
+      if (runnable_here(*impl)) {
+        out.push_back(impl);
+      } else {
+        std::cout << styled("SKIPPED", Style::kWarn, colour) << "  backend " << impl->name() << ": needs CPU features "
+                  << impl->required_features().to_string() << ", this CPU has " << CpuFeatures::detect().to_string() << "\n";
+      }
+    }
+    return out;
+  }
+  for (const std::string& name : wanted) {
+    const Implementation* impl = find_implementation(name);
+    if (impl == nullptr) {
+      std::string names;
+      for (const Implementation* each : implementations()) names += (names.empty() ? "" : ", ") + std::string(each->name());
+      throw Error("unknown backend '" + name + "'; available: " + names);
+    }
+    if (!runnable_here(*impl)) {
+      throw Error("backend '" + name + "' needs CPU features " + impl->required_features().to_string() +
+                  "; this CPU has " + CpuFeatures::detect().to_string());
+    }
+    out.push_back(impl);
+  }
+  return out;
+}
+
+Style verdict_style(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kPass: return Style::kGood;
+    case Verdict::kFail: return Style::kBad;
+    case Verdict::kNotSupported: return Style::kWarn;
+  }
+  return Style::kPlain;
+}
+
+std::string padded(std::string_view text, std::size_t width) {
+  std::string out(text);
+  if (out.size() < width) out.append(width - out.size(), ' ');
+  return out;
+}
+
+}  // namespace
+
+CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "replay", "Replay corpus cases (YAML files, or directories searched for *.yaml) against implementations");
+  command->add_option("paths", options.paths, "Corpus files or directories")->required();
+  command->add_option("--backend", options.backends,
+                      "Implementation to replay against; repeat for several (default: every one this CPU runs)");
+  command->add_option("--max-differences", options.max_differences,
+                      "Differing bytes printed per buffer of a failed case (default 8)");
+  command->add_flag("--failures-only", options.failures_only, "Print only failed and not-supported cases");
+  return command;
+}
+
+int run_replay(const ReplayOptions& options) {
+  const bool colour = corpus::colour_wanted(STDOUT_FILENO);
+  const std::vector<corpus::CorpusCase> cases = corpus::load_corpus(options.paths);
+  const std::vector<const Implementation*> backends = subjects(options.backends, colour);
+  if (backends.empty()) throw Error("no backend to replay against runs on this CPU");
+
+  std::size_t id_width = 0;
+  std::size_t backend_width = 0;
+  for (const auto& c : cases) id_width = std::max(id_width, c.id.size());
+  for (const Implementation* impl : backends) backend_width = std::max(backend_width, impl->name().size());
+  const std::size_t verdict_width = corpus::name(Verdict::kNotSupported).size();
+
+  std::size_t counts[3] = {0, 0, 0};
+  std::vector<std::pair<const corpus::CorpusCase*, const Implementation*>> failures;
+  for (const Implementation* impl : backends) {
+    for (const corpus::CorpusCase& c : cases) {
+      const corpus::ReplayResult result = corpus::replay_case(c, *impl, options.max_differences);
+      ++counts[static_cast<int>(result.verdict)];
+      if (result.verdict == Verdict::kFail) failures.emplace_back(&c, impl);
+      if (options.failures_only && result.verdict == Verdict::kPass) continue;
+      std::cout << styled(padded(corpus::name(result.verdict), verdict_width), verdict_style(result.verdict), colour)
+                << "  " << padded(impl->name(), backend_width) << "  " << padded(c.id, id_width) << "  "
+                << corpus::to_string(c.location) << "\n";
+      if (result.verdict == Verdict::kNotSupported) std::cout << "    " << result.reason << "\n";
+      if (result.verdict != Verdict::kFail) continue;
+      if (!result.reason.empty()) std::cout << "    " << result.reason << "\n";
+      for (const corpus::ByteDifference& d : result.differences) std::cout << "    " << corpus::to_string(d) << "\n";
+      const Geometry g = geometry(c.config);
+      std::cout << "    " << result.data_differences << " of " << g.data_bytes << " data bytes and "
+                << result.scale_differences << " of " << g.scale_bytes << " scale bytes differ; config "
+                << describe(c.config) << "\n";
+    }
+  }
+  std::cout << "replay: " << cases.size() << " cases x " << backends.size() << " backends: "
+            << styled(std::to_string(counts[0]) + " passed", Style::kGood, colour && counts[0] > 0) << ", "
+            << styled(std::to_string(counts[1]) + " failed", Style::kBad, colour && counts[1] > 0) << ", "
+            << counts[2] << " not supported\n";
+  if (!failures.empty()) {
+    const auto& [c, impl] = failures.front();
+    std::cout << "explain the first failure: mxconform explain --corpus " << c->location.file << " --id " << c->id
+              << " --backend " << impl->name() << "\n";
+  }
+  return failures.empty() ? 0 : 1;
+}
+
+}  // namespace mxconform::cli

@@ -1,0 +1,34 @@
+#pragma once
+// Whole quantize cases: a configuration (output dtype, input dtype and every knob of
+// decisions.md, "Open points") and a tensor of generated blocks (block_gen.h).
+#include <rapidcheck.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "quantize_case.h"
+
+namespace mxconform::properties {
+
+// What a property draws its cases from.
+struct CaseSpace {
+  std::vector<OutputDtype> outputs;  // at least one
+  std::size_t max_block_rows = 16;   // P up to 8 * max_block_rows
+  std::size_t max_block_cols = 128;  // F up to 4 * max_block_cols
+};
+
+// Cases of `space`. Shapes grow with RapidCheck's size from one 8x4 block, and about one case in
+// 16 has the largest shape; P is any multiple of 8. The FP4 lane stride is 0 for a quarter of the
+// cases, otherwise any stride the shape allows ((P*F) % (2*stride) == 0), and it and the parity
+// are drawn for FP8 outputs too, which must ignore them. The tensor's blocks come from a list of
+// up to `size` block recipes, block i (row-major over the [P/8][F/4] blocks) taking recipe
+// i % length (an empty list stands for one default recipe). Shrinking tries a single block first,
+// then the default knobs, then fewer recipes (so a failing block can move to the front), then
+// simpler recipes.
+rc::Gen<QuantizeCase> quantize_cases(const CaseSpace& space);
+
+// Every lane stride s >= 1 that a P x F tensor allows, ascending: the divisors of P*F/2.
+std::vector<std::uint32_t> legal_lane_strides(std::size_t partitions, std::size_t free);
+
+}  // namespace mxconform::properties

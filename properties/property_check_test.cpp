@@ -1,0 +1,93 @@
+// property_check.cpp: a failure shrinks and carries its repro and reproduce string, shrinking stops
+// at its time budget, and a promised coverage class that no case hits fails the run.
+#include "property_check.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "input_value.h"
+#include "mxconform/registry.h"
+
+namespace mxconform::properties {
+namespace {
+
+const Implementation& scalar() { return *find_implementation("scalar"); }
+
+CaseSpace small_space() {
+  CaseSpace space;
+  space.outputs = {OutputDtype::kFloat8E4m3fn};
+  space.max_block_rows = 4;
+  space.max_block_cols = 8;
+  return space;
+}
+
+std::size_t nans(const QuantizeCase& c) {
+  std::size_t count = 0;
+  for (std::uint16_t bits : c.input) count += is_nan(c.config.input, bits);
+  return count;
+}
+
+// "No input is NaN": false for any case that holds one.
+Property<QuantizeCase> no_nan_property() {
+  Property<QuantizeCase> property("no NaN", "no input element is NaN", quantize_cases(small_space()));
+  property.check = [](const QuantizeCase& c) {
+    if (nans(c) == 0) return;
+    const Outputs out = quantize(scalar(), c);
+    fail_with(Repro{"no NaN", "scalar", "no NaN", "", c.config, c.input, out, out}, "a NaN");
+  };
+  property.base = [](const QuantizeCase& c) -> const QuantizeCase& { return c; };
+  return property;
+}
+
+TEST(PropertyCheck, AFailureShrinksToOneBlockAndKeepsItsRepro) {
+  const PropertyOutcome outcome = run_property(no_nan_property(), scalar(), RunSettings{}, "PropertyCheck.Shrink");
+  ASSERT_TRUE(outcome.failed);
+  ASSERT_TRUE(outcome.repro.has_value());
+  EXPECT_FALSE(outcome.shrink_budget_hit);
+  EXPECT_FALSE(outcome.reproduce.empty());
+  EXPECT_EQ(outcome.message, "a NaN") << "no '[the reproduce reconstruction disagrees]'";
+  const QuantizeCase shrunk{outcome.repro->config, outcome.repro->input};
+  EXPECT_EQ(shrunk.config.partitions * shrunk.config.free, kBlockSize);
+  EXPECT_EQ(nans(shrunk), 1u);
+  EXPECT_EQ(shrunk.config.fp4_lane_stride, 0u);
+  EXPECT_NE(outcome.report().find("reproduce RC_PARAMS=\"reproduce="), std::string::npos);
+}
+
+TEST(PropertyCheck, ShrinkingStopsAtItsBudget) {
+  Property<QuantizeCase> slow = no_nan_property();
+  const auto check = slow.check;
+  slow.check = [check](const QuantizeCase& c) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    check(c);
+  };
+  RunSettings settings;
+  settings.shrink_seconds = 0.1;
+  const PropertyOutcome outcome = run_property(slow, scalar(), settings, "PropertyCheck.ShrinkingStopsAtItsBudget");
+  std::fputs(outcome.report().c_str(), stdout);
+  ASSERT_TRUE(outcome.failed);
+  EXPECT_TRUE(outcome.shrink_budget_hit);
+  ASSERT_TRUE(outcome.repro.has_value());
+  EXPECT_GT(nans({outcome.repro->config, outcome.repro->input}), 0u) << "the case kept still fails";
+  EXPECT_NE(outcome.report().find("may not be minimal"), std::string::npos);
+  EXPECT_FALSE(outcome.reproduce.empty()) << "rebuilt from the search and the accepted shrinks";
+  EXPECT_LT(outcome.seconds, 10.0) << "shrinking ends at its budget, not after every remaining try";
+}
+
+TEST(PropertyCheck, APromisedClassThatNoCaseHitsFailsTheRun) {
+  Property<QuantizeCase> holds("holds", "always", quantize_cases(small_space()));
+  holds.check = [](const QuantizeCase&) {};
+  holds.base = [](const QuantizeCase& c) -> const QuantizeCase& { return c; };
+  holds.promised = {CoverageClass::kSingleBlock, CoverageClass::kLargestShape};  // 32x32 never reaches 128x512
+  holds.gate_cases = 20;
+  const PropertyOutcome outcome = run_property(holds, scalar(), RunSettings{}, "PropertyCheck.Coverage");
+  EXPECT_FALSE(outcome.failed);
+  EXPECT_EQ(outcome.passed_cases, 20);
+  EXPECT_EQ(outcome.missed, std::vector<CoverageClass>{CoverageClass::kLargestShape});
+  EXPECT_FALSE(outcome.passed());
+}
+
+}  // namespace
+}  // namespace mxconform::properties

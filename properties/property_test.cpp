@@ -1,0 +1,56 @@
+#include "property_test.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include "mxconform/registry.h"
+
+namespace mxconform::properties {
+
+std::vector<Target> targets(bool with_oracle, const std::vector<OutputDtype>& outputs) {
+  std::vector<OutputDtype> chosen = outputs;
+  if (chosen.empty()) {
+    for (const OutputDtypeInfo& dtype : output_dtypes()) chosen.push_back(dtype.id);
+  }
+  std::vector<Target> all;
+  for (const Implementation* impl : implementations()) {
+    if (!runnable_here(*impl) || (!with_oracle && impl->name() == "oracle")) continue;
+    for (OutputDtype output : chosen) all.push_back({impl, output});
+  }
+  return all;
+}
+
+void PrintTo(const Target& target, std::ostream* out) { *out << target.subject->name() << ", " << name(target.output); }
+
+std::string target_name(const ::testing::TestParamInfo<Target>& info) {
+  std::string text = std::string(info.param.subject->name()) + "_" + std::string(name(info.param.output));
+  for (char& c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return text;
+}
+
+std::string current_test_id() {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  return std::string(test->test_suite_name()) + "." + test->name();
+}
+
+void report(const PropertyOutcome& outcome) {
+  ::testing::Test::RecordProperty("seed", std::to_string(outcome.seed));
+  ::testing::Test::RecordProperty("settings", outcome.settings);
+  if (!outcome.reproduce.empty()) ::testing::Test::RecordProperty("reproduce", outcome.reproduce);
+  const std::string text = outcome.report();
+  if (!outcome.passed()) {
+    ADD_FAILURE() << text;
+    return;
+  }
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+const RunSettings& PropertyTest::settings() {
+  static const RunSettings kSettings = settings_from_environment();
+  return kSettings;
+}
+
+}  // namespace mxconform::properties

@@ -1,0 +1,54 @@
+#include "mxconform/backend_params.h"
+
+#include <string>
+
+#include "mxconform/error.h"
+
+namespace mxconform {
+
+QuantizeConfig config_from_params(const mxc_quantize_params& params) {
+  if (params.struct_size < sizeof(mxc_quantize_params)) throw Error("mxc_quantize_params: struct_size too small");
+  QuantizeConfig config;
+  switch (params.input_dtype) {
+    case MXC_INPUT_BFLOAT16: config.input = InputDtype::kBfloat16; break;
+    case MXC_INPUT_FLOAT16: config.input = InputDtype::kFloat16; break;
+    default: throw Error("input_dtype " + std::to_string(params.input_dtype) + ": not an mxc_input_dtype");
+  }
+  bool known_output = false;
+  for (const OutputDtypeInfo& dtype : output_dtypes()) {
+    if (static_cast<std::uint32_t>(dtype.id) == params.output_dtype) {
+      config.output = dtype.id;
+      known_output = true;
+    }
+  }
+  if (!known_output) throw Error("output_dtype " + std::to_string(params.output_dtype) + ": not a BIR output id");
+  if (params.emax_mode > MXC_EMAX_MINUS_1) throw Error("emax_mode: not an mxc_emax_mode");
+  if (params.fp8_nan > MXC_FP8_NAN_ZERO) throw Error("fp8_nan: not an mxc_fp8_nan");
+  if (params.scale_layout > MXC_SCALE_LOGICAL) throw Error("scale_layout: not an mxc_scale_layout");
+  config.emax_mode = params.emax_mode == MXC_EMAX ? EmaxMode::kEmax : EmaxMode::kEmaxMinus1;
+  config.fp8_nan = params.fp8_nan == MXC_FP8_NAN_CANONICAL ? Fp8NanPolicy::kCanonical : Fp8NanPolicy::kZero;
+  config.scale_layout = params.scale_layout == MXC_SCALE_PHYSICAL ? ScaleLayout::kPhysical : ScaleLayout::kLogical;
+  config.fp4_lane_stride = params.fp4_lane_stride;
+  config.fp4_high_parity = static_cast<int>(params.fp4_high_parity);
+  config.partitions = static_cast<std::size_t>(params.partitions);
+  config.free = static_cast<std::size_t>(params.free);
+  validate(config);
+  return config;
+}
+
+mxc_quantize_params params_from_config(const QuantizeConfig& config) {
+  mxc_quantize_params params{};
+  params.struct_size = sizeof params;
+  params.input_dtype = config.input == InputDtype::kBfloat16 ? MXC_INPUT_BFLOAT16 : MXC_INPUT_FLOAT16;
+  params.output_dtype = static_cast<std::uint32_t>(config.output);
+  params.emax_mode = config.emax_mode == EmaxMode::kEmax ? MXC_EMAX : MXC_EMAX_MINUS_1;
+  params.fp8_nan = config.fp8_nan == Fp8NanPolicy::kCanonical ? MXC_FP8_NAN_CANONICAL : MXC_FP8_NAN_ZERO;
+  params.fp4_lane_stride = config.fp4_lane_stride;
+  params.fp4_high_parity = static_cast<std::uint32_t>(config.fp4_high_parity);
+  params.scale_layout = config.scale_layout == ScaleLayout::kPhysical ? MXC_SCALE_PHYSICAL : MXC_SCALE_LOGICAL;
+  params.partitions = config.partitions;
+  params.free = config.free;
+  return params;
+}
+
+}  // namespace mxconform

@@ -1,0 +1,25 @@
+// A bad test backend: dies of SIGSEGV (a write through a null pointer) when any input is NaN.
+#include "mxconform/formats.h"
+#include "scalar_adapter.h"
+
+namespace {
+using mxconform::Float32;
+using mxconform::test_backends::QuantizeCall;
+
+const mxc_backend_info kInfo = mxconform::test_backends::scalar_info(
+    "crash_on_nan", "SIGSEGV (null write) when any input element is NaN");
+
+int quantize(const QuantizeCall& call) {
+  for (std::size_t k = 0; k < call.elements(); ++k) {
+    if ((call.widened(k) & Float32::kMagnitudeMask) > Float32::kInfCode) {
+      int* volatile target = nullptr;  // volatile: the compiler cannot see it is null
+      *target = 1;
+    }
+  }
+  return mxconform::test_backends::quantize_with_scalar(call);
+}
+}  // namespace
+
+const mxc_backend* mxconform_backend_v1() {
+  return mxconform::test_backends::backend_table<kInfo, quantize>();
+}

@@ -1,0 +1,67 @@
+#include "scalar_adapter.h"
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "mxconform/backend_params.h"
+#include "mxconform/error.h"
+#include "scalar_backend.h"
+#include "widen.h"
+
+namespace mxconform::test_backends {
+
+std::size_t QuantizeCall::elements() const {
+  return static_cast<std::size_t>(params->partitions * params->free);
+}
+
+std::uint32_t QuantizeCall::widened(std::size_t k) const {
+  return params->input_dtype == MXC_INPUT_FLOAT16 ? impl::widen_f16(input[k]) : impl::widen_bf16(input[k]);
+}
+
+int QuantizeCall::fail(const char* reason) const {
+  if (message != nullptr && message_size > 0) std::snprintf(message, message_size, "%s", reason);
+  return MXC_STATUS_ERROR;
+}
+
+QuantizeConfig to_config(const mxc_quantize_params& params) { return config_from_params(params); }
+
+mxc_quantize_params to_params(const QuantizeConfig& config) { return params_from_config(config); }
+
+int quantize_with_scalar(const QuantizeCall& call) {
+  try {
+    const QuantizeConfig config = to_config(*call.params);
+    const Geometry geometry = mxconform::geometry(config);
+    if (call.data_size != geometry.data_bytes || call.scale_size != geometry.scale_bytes) {
+      return call.fail("data or scale buffer size does not match the configuration");
+    }
+    impl::scalar_backend().quantize(config, call.input, call.data, call.scale);
+    return MXC_STATUS_OK;
+  } catch (const std::exception& error) {
+    return call.fail(error.what());
+  }
+}
+
+void change_byte(volatile void* address) {
+  volatile std::uint8_t* byte = static_cast<volatile std::uint8_t*>(address);
+  *byte = static_cast<std::uint8_t>(~*byte);
+}
+
+mxc_backend_info scalar_info(const char* name, const char* description) {
+  mxc_backend_info info{};
+  info.struct_size = sizeof(mxc_backend_info);
+  info.abi_version = MXCONFORM_BACKEND_ABI_VERSION;
+  info.name = name;
+  info.version = "test";
+  info.description = description;
+  info.input_dtypes = 1u << MXC_INPUT_BFLOAT16 | 1u << MXC_INPUT_FLOAT16;
+  for (const OutputDtypeInfo& dtype : output_dtypes()) info.output_dtypes |= 1u << static_cast<int>(dtype.id);
+  info.emax_modes = 1u << MXC_EMAX | 1u << MXC_EMAX_MINUS_1;
+  info.fp8_nan_policies = 1u << MXC_FP8_NAN_CANONICAL | 1u << MXC_FP8_NAN_ZERO;
+  info.scale_layouts = 1u << MXC_SCALE_PHYSICAL | 1u << MXC_SCALE_LOGICAL;
+  info.fp4_high_parities = 1u << 0 | 1u << 1;
+  info.fp4_lane_strides = ~std::uint64_t{0};
+  return info;
+}
+
+}  // namespace mxconform::test_backends

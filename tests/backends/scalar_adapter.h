@@ -1,0 +1,63 @@
+#pragma once
+// The scalar implementation behind the backend ABI (include/mxconform/backend.h): the correct
+// behaviour each test backend starts from before it adds its one deliberate fault.
+#include <cstddef>
+#include <cstdint>
+
+#include "mxconform/backend.h"
+#include "mxconform/quantize_config.h"
+
+namespace mxconform::test_backends {
+
+// One quantize call, as the ABI passes it.
+struct QuantizeCall {
+  const mxc_quantize_params* params;
+  const std::uint16_t* input;
+  std::uint8_t* data;
+  std::size_t data_size;
+  std::uint8_t* scale;
+  std::size_t scale_size;
+  char* message;
+  std::size_t message_size;
+
+  // P*F: the number of input elements.
+  std::size_t elements() const;
+  // fp32 bits of input element k (k < elements()), widened as decisions.md step 1.
+  std::uint32_t widened(std::size_t k) const;
+  // Writes `reason` to message (truncated to message_size) and returns MXC_STATUS_ERROR.
+  int fail(const char* reason) const;
+};
+
+// The configuration of `params`. Throws Error for a value outside the ABI's enums or a shape
+// that validate() rejects.
+QuantizeConfig to_config(const mxc_quantize_params& params);
+
+// The parameters of a call for `config`: the inverse of to_config.
+mxc_quantize_params to_params(const QuantizeConfig& config);
+
+// The scalar implementation's quantize: MXC_STATUS_OK, or MXC_STATUS_ERROR with the reason when
+// the parameters or the buffer sizes are invalid. Never throws.
+int quantize_with_scalar(const QuantizeCall& call);
+
+// Replaces the byte at `address` by its complement: a write that changes it whatever it held.
+// The address may lie outside every buffer (that is the point of the test backends that use it).
+void change_byte(volatile void* address);
+
+// Info declaring everything the scalar implementation supports, under `name`.
+mxc_backend_info scalar_info(const char* name, const char* description);
+
+// The table a test backend's mxconform_backend_v1 returns: describe() gives `kInfo`, quantize()
+// hands the call to `kQuantize`. Exceptions must not leave kQuantize (it is called from C).
+template <const mxc_backend_info& kInfo, int (*kQuantize)(const QuantizeCall&)>
+const mxc_backend* backend_table() {
+  static const mxc_backend kBackend{
+      sizeof(mxc_backend),
+      []() { return &kInfo; },
+      [](const mxc_quantize_params* params, const std::uint16_t* input, std::uint8_t* data, std::size_t data_size,
+         std::uint8_t* scale, std::size_t scale_size, char* message, std::size_t message_size) {
+        return kQuantize(QuantizeCall{params, input, data, data_size, scale, scale_size, message, message_size});
+      }};
+  return &kBackend;
+}
+
+}  // namespace mxconform::test_backends

@@ -1,0 +1,170 @@
+// `mxconform certify` end to end through the library: the built-in implementations and the
+// example backend are certified; each deliberately bad test backend (tests/backends) is reported
+// with its own outcome, naming the case, and the campaign survives it.
+#include <cstdio>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "certification.h"
+#include "mxconform/error.h"
+#include "test_backends.h"
+
+namespace mxconform::certify {
+namespace {
+
+std::size_t count(const Certificate& c, Outcome outcome) {
+  std::size_t n = 0;
+  for (const Tally& t : c.tallies) {
+    const auto it = t.outcomes.find(name(outcome));
+    if (it != t.outcomes.end()) n += it->second;
+  }
+  return n;
+}
+
+CertifyOptions options_for(const std::string& backend, std::vector<std::string> campaigns) {
+  CertifyOptions options;
+  options.backend = backend;
+  options.campaigns = std::move(campaigns);
+  options.corpus_paths = {MXCONFORM_SOURCE_CORPUS_DIR_FOR_TESTS};
+  options.timeout_seconds = 5;
+  return options;
+}
+
+const Failure& first_failure(const Certificate& c, Outcome outcome) {
+  for (const Failure& f : c.failures) {
+    if (f.outcome == outcome) return f;
+  }
+  static const Failure kNone;
+  ADD_FAILURE() << "no failure with outcome " << name(outcome);
+  return kNone;
+}
+
+TEST(Certify, BuiltInImplementationsAreCertified) {
+  for (const char* backend : {"scalar", "avx2"}) {
+    const Certificate c = run_certification(options_for(backend, {"corpus", "exhaustive", "properties"}));
+    EXPECT_TRUE(c.certified()) << backend << "\n" << verdict_table(c);
+    EXPECT_GT(count(c, Outcome::kPass), 400u) << backend;
+    EXPECT_EQ(c.header.at("verdict"), "certified");
+  }
+}
+
+TEST(Certify, OracleIsCertifiedOnTheCorpus) {
+  const Certificate c = run_certification(options_for("oracle", {"corpus"}));
+  EXPECT_TRUE(c.certified()) << verdict_table(c);
+}
+
+TEST(Certify, ExampleBackendIsCertified) {
+  const Certificate c = run_certification(options_for(MXCONFORM_TEST_BACKEND_EXAMPLE, {"corpus", "exhaustive", "properties"}));
+  EXPECT_TRUE(c.certified()) << verdict_table(c);
+  EXPECT_EQ(c.header.at("backend_sha256").size(), 64u);
+}
+
+TEST(Certify, CrashOnNanIsACrashNamingTheCase) {
+  const Certificate c = run_certification(options_for(MXCONFORM_TEST_BACKEND_CRASH_ON_NAN, {"corpus"}));
+  EXPECT_FALSE(c.certified());
+  EXPECT_GT(count(c, Outcome::kCrash), 0u);
+  EXPECT_GT(count(c, Outcome::kPass), 0u) << "the campaign must go on after a crash";
+  const Failure& f = first_failure(c, Outcome::kCrash);
+  EXPECT_NE(f.detail.find("signal 11"), std::string::npos) << f.detail;
+  EXPECT_FALSE(f.case_id.empty());
+}
+
+TEST(Certify, HangOnZeroBlockIsAHang) {
+  CertifyOptions options = options_for(MXCONFORM_TEST_BACKEND_HANG_ON_ZERO_BLOCK, {"corpus"});
+  options.timeout_seconds = 1;
+  const Certificate c = run_certification(options);
+  EXPECT_GT(count(c, Outcome::kHang), 0u);
+  EXPECT_GT(count(c, Outcome::kPass), 0u);
+}
+
+TEST(Certify, OutOfBoundsWritesAreNamed) {
+  struct Expectation {
+    const char* backend;
+    Outcome outcome;
+    const char* detail;
+  };
+  const Expectation cases[] = {
+      {MXCONFORM_TEST_BACKEND_WRITE_PAST_DATA, Outcome::kWritePastEnd, "past the end of the data buffer"},
+      {MXCONFORM_TEST_BACKEND_WRITE_BEFORE_DATA, Outcome::kWriteBeforeStart, "before the start of the data buffer"},
+      {MXCONFORM_TEST_BACKEND_WRITE_INTO_INPUT, Outcome::kWriteIntoInput, "of the input buffer"},
+  };
+  for (const Expectation& e : cases) {
+    const Certificate c = run_certification(options_for(e.backend, {"corpus"}));
+    EXPECT_FALSE(c.certified()) << e.backend;
+    EXPECT_GT(count(c, e.outcome), 0u) << e.backend << "\n" << verdict_table(c);
+    EXPECT_NE(first_failure(c, e.outcome).detail.find(e.detail), std::string::npos)
+        << e.backend << ": " << first_failure(c, e.outcome).detail;
+  }
+}
+
+TEST(Certify, WriteIntoAnUnnamedScaleRowIsNamed) {
+  const Certificate c = run_certification(options_for(MXCONFORM_TEST_BACKEND_WRITE_UNNAMED_SCALE_ROW, {"corpus", "properties"}));
+  EXPECT_GT(count(c, Outcome::kWriteUnnamedScaleRow), 0u) << verdict_table(c);
+  EXPECT_NE(first_failure(c, Outcome::kWriteUnnamedScaleRow).detail.find("no slot names it"), std::string::npos);
+}
+
+TEST(Certify, OneWrongRoundingDecisionGivesAOneBlockRepro) {
+  const Certificate c = run_certification(options_for(MXCONFORM_TEST_BACKEND_WRONG_ROUNDING, {"exhaustive"}));
+  EXPECT_FALSE(c.certified());
+  const Failure& f = first_failure(c, Outcome::kWrongResult);
+  EXPECT_NE(f.repro_yaml.find("[8, 4]"), std::string::npos) << f.repro_yaml;
+  std::printf("wrong_rounding repro:\n%s\n", f.repro_yaml.c_str());
+}
+
+TEST(Certify, ErrorStatusIsAnError) {
+  const Certificate c = run_certification(options_for(MXCONFORM_TEST_BACKEND_ERROR_STATUS, {"corpus"}));
+  EXPECT_GT(count(c, Outcome::kError), 0u);
+  EXPECT_FALSE(c.certified());
+}
+
+TEST(Certify, Fp8OnlyBackendIsNotSupportedForFp4NotFailed) {
+  const Certificate c = run_certification(options_for(MXCONFORM_TEST_BACKEND_FP8_ONLY, {"corpus", "exhaustive"}));
+  EXPECT_GT(count(c, Outcome::kUnsupported), 0u);
+  EXPECT_TRUE(c.certified()) << verdict_table(c);
+  for (const Tally& t : c.tallies) {
+    if (t.output == "float4_e2m1fn_x4") EXPECT_FALSE(t.unsupported.empty()) << t.configuration;
+  }
+}
+
+TEST(Certify, LibrariesThatAreNotBackendsAreRejectedWithTheReason) {
+  try {
+    run_certification(options_for(MXCONFORM_TEST_BACKEND_NOT_A_BACKEND, {"corpus"}));
+    FAIL() << "accepted a library without the symbol";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("mxconform_backend_v1"), std::string::npos) << error.what();
+  }
+  try {
+    run_certification(options_for(MXCONFORM_TEST_BACKEND_WRONG_ABI_VERSION, {"corpus"}));
+    FAIL() << "accepted ABI version 99";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("ABI version 99"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Certify, ShardsMergeIntoTheWholeCampaign) {
+  CertifyOptions whole = options_for("avx2", {"corpus"});
+  const Certificate all = run_certification(whole);
+  std::vector<Certificate> shards;
+  for (std::size_t i = 0; i < 3; ++i) {
+    CertifyOptions part = whole;
+    part.shard_index = i;
+    part.shard_count = 3;
+    shards.push_back(run_certification(part));
+  }
+  const Certificate merged = merge(shards);
+  EXPECT_EQ(merged.cases, all.cases);
+  EXPECT_EQ(count(merged, Outcome::kPass), count(all, Outcome::kPass));
+  // A certificate survives its own YAML.
+  const std::string path = ::testing::TempDir() + "/mxconform-certificate.yaml";
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  const std::string yaml = to_yaml(merged);
+  std::fwrite(yaml.data(), 1, yaml.size(), file);
+  std::fclose(file);
+  EXPECT_EQ(count(read_certificate(path), Outcome::kPass), count(all, Outcome::kPass));
+  EXPECT_NE(to_junit(merged).find("<testsuite name=\"corpus\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mxconform::certify
