@@ -314,6 +314,19 @@ void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const 
   h["started"] = now_utc();
 }
 
+// A new tally for one campaign on one configuration; counted as not supported, with the reason,
+// when the backend does not declare the configuration.
+Tally& open_tally(Certificate& certificate, IsolatedBackend& backend, const char* campaign, const QuantizeConfig& config) {
+  certificate.tallies.push_back({campaign, knobs_text(config), std::string(name(config.output)), {}, {}});
+  Tally& tally = certificate.tallies.back();
+  const std::string undeclared = backend.info().undeclared(config);
+  if (!undeclared.empty()) {
+    tally.unsupported = "not declared: " + undeclared;
+    ++tally.outcomes[name(Outcome::kUnsupported)];
+  }
+  return tally;
+}
+
 bool wants(const CertifyOptions& options, const char* campaign) {
   return std::find(options.campaigns.begin(), options.campaigns.end(), campaign) != options.campaigns.end();
 }
@@ -361,12 +374,8 @@ Certificate run_certification(const CertifyOptions& options) {
   if (wants(options, "exhaustive")) {
     std::size_t done = 0;
     for (const QuantizeConfig& config : configs) {
-      certificate.tallies.push_back({"exhaustive", knobs_text(config), std::string(name(config.output)), {}, {}});
-      Tally& tally = certificate.tallies.back();
-      const std::string undeclared = backend.info().undeclared(config);
-      if (!undeclared.empty()) {
-        tally.unsupported = "not declared: " + undeclared;
-        ++tally.outcomes[name(Outcome::kUnsupported)];
+      Tally& tally = open_tally(certificate, backend, "exhaustive", config);
+      if (!tally.unsupported.empty()) {
         progress("exhaustive", ++done, configs.size());
         continue;
       }
@@ -392,12 +401,8 @@ Certificate run_certification(const CertifyOptions& options) {
     std::size_t done = 0;
     const std::size_t per_config = property_cases_per_config(options.level);
     for (const QuantizeConfig& config : configs) {
-      certificate.tallies.push_back({"properties", knobs_text(config), std::string(name(config.output)), {}, {}});
-      Tally& tally = certificate.tallies.back();
-      const std::string undeclared = backend.info().undeclared(config);
-      if (!undeclared.empty()) {
-        tally.unsupported = "not declared: " + undeclared;
-        ++tally.outcomes[name(Outcome::kUnsupported)];
+      Tally& tally = open_tally(certificate, backend, "properties", config);
+      if (!tally.unsupported.empty()) {
         progress("properties", ++done, configs.size());
         continue;
       }

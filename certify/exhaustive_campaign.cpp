@@ -4,22 +4,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "mxconform/bit_cast.h"
 #include "oracle.h"
 
 namespace mxconform::certify {
 namespace {
 
-float from_bits(std::uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-std::uint32_t to_bits(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
+float from_bits(std::uint32_t bits) { return bit_cast<float>(bits); }
+std::uint32_t to_bits(float value) { return bit_cast<std::uint32_t>(value); }
 
 float multiplier(int e8m0) { return from_bits(static_cast<std::uint32_t>(2 * Float32::kBias - e8m0) << Float32::kMantissaBits); }
 

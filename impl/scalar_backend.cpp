@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "block_kernel.h"
+#include "mxconform/bit_cast.h"
 #include "fp4_pack.h"
 #include "mxconform/scale_layout.h"
 
@@ -12,17 +13,8 @@ namespace mxconform::impl {
 inline namespace MXCONFORM_IMPL_VARIANT {
 namespace {
 
-float from_bits(std::uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-std::uint32_t to_bits(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
+float from_bits(std::uint32_t bits) { return bit_cast<float>(bits); }
+std::uint32_t to_bits(float value) { return bit_cast<std::uint32_t>(value); }
 
 // Steps 1-5 for the whole tensor: one element code per byte, row-major, and the logical scales.
 void quantize_codes(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* codes,

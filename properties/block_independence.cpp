@@ -28,6 +28,7 @@ PropertyOutcome check_block_independence(const Implementation& subject, const Ca
                      const auto& [base, replacement, block] = parts;
                      return ChangedCase{base, replacement, block};
                    }));
+  property.gate_cases = kMetamorphicGateCases;
   property.check = [&subject](const ChangedCase& c) {
     const QuantizeConfig& config = c.base.config;
     const Geometry g = geometry(config);

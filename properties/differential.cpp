@@ -9,6 +9,7 @@ PropertyOutcome check_differential(const Implementation& subject, const CaseSpac
   Property<QuantizeCase> property(
       "differential", "every data and scale byte equals the oracle's; scale rows no slot names stay unwritten",
       quantize_cases(space));
+  property.gate_cases = kDifferentialGateCases;
   property.check = [&subject](const QuantizeCase& c) {
     require_same("differential", subject, "the oracle's output (unwritten bytes stay 0x5A in data, 0xEE in scale)", c,
                  quantize(oracle::backend(), c), quantize(subject, c));

@@ -14,6 +14,7 @@ PropertyOutcome check_fp4_packing(const Implementation& subject, const CaseSpace
       "FP4 packing",
       "for every legal lane stride and parity, unpacking with them returns the stride-0 codes and scales",
       quantize_cases(space));
+  property.gate_cases = kMetamorphicGateCases;
   property.check = [&subject](const QuantizeCase& c) {
     QuantizeCase reference = c;
     reference.config.fp4_lane_stride = 0;

@@ -55,6 +55,7 @@ PropertyOutcome check_permutation_within_block(const Implementation& subject, co
                    [](const auto& parts) {
                      return PermutedCase{std::get<0>(parts), std::get<1>(parts)};
                    }));
+  property.gate_cases = kMetamorphicGateCases;
   property.check = [&subject](const PermutedCase& c) {
     const QuantizeConfig& config = c.base.config;
     const Geometry g = geometry(config);

@@ -65,6 +65,7 @@ PropertyOutcome check_power_of_two_scaling(const Implementation& subject, const 
           [](const auto& parts) {
             return ScaledCase{std::get<0>(parts), std::get<1>(parts)};
           }));
+  property.gate_cases = kMetamorphicGateCases;
   property.check = [&subject](const ScaledCase& c) {
     const QuantizeConfig& config = c.base.config;
     const Geometry g = geometry(config);

@@ -12,6 +12,11 @@
 
 namespace mxconform::properties {
 
+// Cases per test at the gate: the differential property runs the oracle on every case; the others
+// run only the subject, twice or more per case, and afford more.
+inline constexpr int kDifferentialGateCases = 100;
+inline constexpr int kMetamorphicGateCases = 200;
+
 // Every data and scale byte equals the oracle's, and scale rows no slot names stay unwritten.
 PropertyOutcome check_differential(const Implementation& subject, const CaseSpace& space, const RunSettings& settings,
                                    const std::string& id);

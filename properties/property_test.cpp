@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "mxconform/registry.h"
+#include "repro_writer.h"
 
 namespace mxconform::properties {
 
@@ -41,7 +42,21 @@ void report(const PropertyOutcome& outcome) {
   if (!outcome.reproduce.empty()) ::testing::Test::RecordProperty("reproduce", outcome.reproduce);
   const std::string text = outcome.report();
   if (!outcome.passed()) {
-    ADD_FAILURE() << text;
+    // The shrunk case as a ready-to-commit corpus file (corpus/repro_writer.h): expected bytes
+    // from the oracle, id from the content, written under $MXCONFORM_REPRO_DIR or the build tree.
+    std::string written;
+    if (outcome.repro) {
+      try {
+        written = "\nshrunk case written as a corpus file: " +
+                  corpus::write_repro_case(outcome.repro->config, outcome.repro->input, outcome.repro->property,
+                                           outcome.seed) +
+                  "\n  replay: mxconform replay <that file> --backend " + outcome.repro->subject + "\n";
+        ::testing::Test::RecordProperty("repro_file", written);
+      } catch (const std::exception& error) {
+        written = std::string("\n(no corpus file: ") + error.what() + ")\n";
+      }
+    }
+    ADD_FAILURE() << text << written;
     return;
   }
   std::fputs(text.c_str(), stdout);

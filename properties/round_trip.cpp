@@ -36,6 +36,7 @@ PropertyOutcome check_round_trip(const Implementation& subject, const CaseSpace&
       "dequantize(quantize(x)) is within half a grid step of each finite x that neither saturates nor flushes, "
       "and exactly +-max * scale where x saturates",
       quantize_cases(space));
+  property.gate_cases = kMetamorphicGateCases;
   property.check = [&subject](const QuantizeCase& c) {
     const QuantizeConfig& config = c.config;
     const Geometry g = geometry(config);

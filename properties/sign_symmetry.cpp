@@ -9,6 +9,7 @@ PropertyOutcome check_sign_symmetry(const Implementation& subject, const CaseSpa
   Property<QuantizeCase> property("sign symmetry",
                                   "negating every input flips only the sign bits of the codes; the scales stay",
                                   quantize_cases(space));
+  property.gate_cases = kMetamorphicGateCases;
   property.check = [&subject](const QuantizeCase& c) {
     const QuantizeConfig& config = c.config;
     const Outputs plain = quantize(subject, c);
