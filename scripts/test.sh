@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # Quick start, command 2: build (installing what is missing) and run every test with ctest.
-# MXCONFORM_LONG_TESTS=1 also registers the long campaigns.
+# Longer campaigns: MXCONFORM_PROPERTY_LEVEL=nightly (properties/README.md), certify --level nightly.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MXCONFORM_BUILD_DIR:-$root/build}
-long=OFF
-[[ "${MXCONFORM_LONG_TESTS:-0}" == 1 ]] && long=ON
-"$root/scripts/build.sh" -DMXCONFORM_LONG_TESTS=$long
+"$root/scripts/build.sh"
 cd "$build"
 ctest --output-on-failure --parallel "$(nproc)"
