@@ -159,8 +159,8 @@ class Runner {
   Runner(const CertifyOptions& options, IsolatedBackend& backend, Certificate& certificate)
       : options_(options), backend_(backend), certificate_(certificate) {}
 
-  // Counts the case, runs it when it belongs to this shard. Returns the outcome (kPass when
-  // another shard owns it).
+  // Counts the case and, when it belongs to this shard, runs it, tallies its outcome and
+  // records (and shrinks) a failure.
   void run_case(Tally& tally, const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
                 const std::vector<std::uint16_t>& input, const std::vector<std::uint8_t>& expected_data,
                 const std::vector<std::uint8_t>& expected_scale) {
@@ -275,7 +275,6 @@ void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const 
   for (const std::string& file : corpus_files) {
     std::ifstream in(file, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    corpus_hash.update(file.data(), 0);
     corpus_hash.update(text.data(), text.size());
   }
   h["corpus_sha256"] = corpus_hash.hex_digest();

@@ -48,14 +48,17 @@ ExhaustiveCampaign::ExhaustiveCampaign(InputDtype input, OutputDtype output, Ema
     fields_[bits] = static_cast<int>((to_bits(input_value(input, static_cast<std::uint16_t>(bits))) >> 23) & 0xFF);
     if ((bits & 0x8000) == 0) anchor_of_field_[fields_[bits]] = static_cast<int>(bits);
   }
-  const int bias = emax_bias(config_);
-  for (int e8m0 = 1; e8m0 <= 255 - bias; ++e8m0) {
-    int field = e8m0 + bias;
-    if (e8m0 == 1) {
-      while (field > 0 && anchor_of_field_[field] < 0) --field;
-    }
-    if (anchor_of_field_[field] >= 0) reachable_.push_back(e8m0);
+  for (int e8m0 = 1; e8m0 <= 255 - emax_bias(config_); ++e8m0) {
+    if (anchor_of_field_[anchor_field(e8m0)] >= 0) reachable_.push_back(e8m0);
   }
+}
+
+int ExhaustiveCampaign::anchor_field(int e8m0) const {
+  int field = e8m0 + emax_bias(config_);
+  if (e8m0 == 1) {
+    while (field > 0 && anchor_of_field_[field] < 0) --field;
+  }
+  return field;
 }
 
 std::uint8_t ExhaustiveCampaign::expected_code(std::uint32_t y_bits) {
@@ -68,11 +71,7 @@ std::uint8_t ExhaustiveCampaign::expected_code(std::uint32_t y_bits) {
 }
 
 ExhaustiveTensor ExhaustiveCampaign::tensor(int e8m0) {
-  const int bias = emax_bias(config_);
-  int field = e8m0 + bias;
-  if (e8m0 == 1) {
-    while (field > 0 && anchor_of_field_[field] < 0) --field;
-  }
+  const int field = anchor_field(e8m0);
   const std::uint16_t anchor = static_cast<std::uint16_t>(anchor_of_field_[field]);
   const float m = multiplier(e8m0);
   const FormatInfo format = element_format(config_.output);

@@ -38,6 +38,9 @@ class ExhaustiveCampaign {
 
  private:
   std::uint8_t expected_code(std::uint32_t y_bits);
+  // The anchor's field for `e8m0`: e8m0 + emaxBias, or for E8M0 1 the largest field at or below
+  // emaxBias + 1 that some pattern of the input dtype has (every such field clamps to 1).
+  int anchor_field(int e8m0) const;
 
   QuantizeConfig config_;
   std::vector<int> fields_;            // fp32 exponent field of each pattern
