@@ -382,12 +382,13 @@ Certificate run_certification(const CertifyOptions& options) {
       std::size_t tensors = 0;
       for (int e8m0 : sample_e8m0(campaign.reachable_e8m0(), options.level)) {
         if (tensors++ >= exhaustive_tensors_per_config(options.level)) break;
-        ExhaustiveTensor t = campaign.tensor(e8m0);
-        t.config.fp4_lane_stride = config.fp4_lane_stride;
-        t.config.fp4_high_parity = config.fp4_high_parity;
-        t.config.scale_layout = config.scale_layout;  // one partition group: both layouts are one row
-        runner.run_case(tally, "exhaustive", "e8m0-" + std::to_string(e8m0), t.config, t.input,
-                        pack_codes(t.config, t.codes), t.expected_scale);
+        for (ExhaustiveTensor& t : campaign.tensors(e8m0)) {
+          t.config.fp4_lane_stride = config.fp4_lane_stride;
+          t.config.fp4_high_parity = config.fp4_high_parity;
+          t.config.scale_layout = config.scale_layout;  // one partition group: both layouts are one row
+          runner.run_case(tally, "exhaustive", "e8m0-" + std::to_string(e8m0) + "-" + t.context, t.config, t.input,
+                          pack_codes(t.config, t.codes), t.expected_scale);
+        }
       }
       progress("exhaustive", ++done, configs.size());
     }

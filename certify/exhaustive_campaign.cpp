@@ -15,7 +15,14 @@ std::uint32_t to_bits(float value) { return bit_cast<std::uint32_t>(value); }
 
 float multiplier(int e8m0) { return from_bits(static_cast<std::uint32_t>(2 * Float32::kBias - e8m0) << Float32::kMantissaBits); }
 
-constexpr std::size_t kLanes = 32;  // a SIMD chunk row: groups are padded to this
+constexpr std::size_t kSegmentLanes = 64;  // a SIMD chunk row: separated groups are padded to this
+
+std::uint32_t exponent_mask_of(InputDtype dtype) {
+  return dtype == InputDtype::kBfloat16 ? Bfloat16::kExponentMask : Float16::kExponentMask;
+}
+std::uint32_t sign_mask_of(InputDtype dtype) {
+  return dtype == InputDtype::kBfloat16 ? Bfloat16::kSignMask : Float16::kSignMask;
+}
 
 }  // namespace
 
@@ -70,30 +77,77 @@ std::uint8_t ExhaustiveCampaign::expected_code(std::uint32_t y_bits) {
   return it->second;
 }
 
-ExhaustiveTensor ExhaustiveCampaign::tensor(int e8m0) {
+// What sits between pattern blocks. kNone: nothing, every block holds patterns.
+enum class Neighbour {
+  kZero,          // all zeros: E8M0 1
+  kBandTrigger,   // the anchor, and in rows 1-7 a value whose y is in the element's subnormal band
+  kInputTrigger,  // the anchor, and in rows 1-7 the smallest subnormal input
+  kSpecial,       // +Inf, and NaN in row 1
+};
+
+struct ExhaustiveCampaign::Context {
+  const char* name;
+  std::vector<Neighbour> cycle;  // neighbour blocks, in turn, after each pattern block; empty: none
+  bool separate;                 // second-path patterns get row segments of their own
+  bool band_trigger;             // needs a subnormal-band value at this E8M0 (FP8 only)
+};
+
+std::vector<ExhaustiveTensor> ExhaustiveCampaign::tensors(int e8m0) {
   const int field = anchor_field(e8m0);
-  const std::uint16_t anchor = static_cast<std::uint16_t>(anchor_of_field_[field]);
   const float m = multiplier(e8m0);
   const FormatInfo format = element_format(config_.output);
   const double subnormal_low = std::ldexp(1.0, -format.bias - format.mantissa_bits);
   const double normal_low = std::ldexp(1.0, 1 - format.bias);
 
-  std::vector<std::uint16_t> groups[2];
+  std::vector<std::uint16_t> patterns;
+  std::vector<bool> second_path;
+  int band_trigger = -1;  // the largest positive pattern with y in the subnormal band
   for (std::uint32_t bits = 0; bits <= 0xFFFF; ++bits) {
     if (fields_[bits] > field) continue;
     const double y = std::fabs(static_cast<double>(input_value(config_.input, static_cast<std::uint16_t>(bits)) * m));
-    const bool subnormal_input =
-        config_.input == InputDtype::kFloat16 && (bits & Float16::kExponentMask) == 0 && (bits & Float16::kMantissaMask) != 0;
-    groups[subnormal_input || (y >= subnormal_low && y < normal_low) ? 1 : 0].push_back(static_cast<std::uint16_t>(bits));
+    const bool in_band = y >= subnormal_low && y < normal_low;
+    const bool subnormal_input = fields_[bits] != 0 && (bits & exponent_mask_of(config_.input)) == 0;
+    patterns.push_back(static_cast<std::uint16_t>(bits));
+    second_path.push_back(in_band || (config_.input == InputDtype::kFloat16 && subnormal_input));
+    if (in_band && (bits & sign_mask_of(config_.input)) == 0) band_trigger = static_cast<int>(bits);
   }
+  const bool fp8 = !is_fp4(config_.output);
+  const std::vector<Context> contexts = {
+      {"alone", {}, true, false},
+      {"zero-neighbours", {Neighbour::kZero}, true, false},
+      {"band-neighbours", {Neighbour::kBandTrigger}, false, true},
+      {"band-and-zero-neighbours", {Neighbour::kBandTrigger, Neighbour::kZero}, false, true},
+      {"subnormal-input-and-zero-neighbours", {Neighbour::kInputTrigger, Neighbour::kZero}, false, false},
+      {"special-neighbours", {Neighbour::kSpecial}, false, false},
+  };
+  std::vector<ExhaustiveTensor> out;
+  for (const Context& context : contexts) {
+    if (context.band_trigger && (!fp8 || band_trigger < 0)) continue;
+    out.push_back(build(e8m0, context, patterns, second_path, band_trigger));
+  }
+  return out;
+}
+
+ExhaustiveTensor ExhaustiveCampaign::build(int e8m0, const Context& context, const std::vector<std::uint16_t>& patterns,
+                                           const std::vector<bool>& second_path, int band_trigger) {
+  // Pattern slots, in order; a separated context pads each group to whole row segments.
+  const bool alone = context.cycle.empty();
+  const std::size_t segment = alone ? kSegmentLanes : kSegmentLanes / 2;  // pattern lanes per 64 columns
   std::vector<std::uint16_t> slots;
-  for (const auto& group : groups) {
-    slots.insert(slots.end(), group.begin(), group.end());
-    slots.resize((slots.size() + kLanes - 1) / kLanes * kLanes, 0);
+  if (context.separate) {
+    for (bool second : {false, true}) {
+      for (std::size_t i = 0; i < patterns.size(); ++i) {
+        if (second_path[i] == second) slots.push_back(patterns[i]);
+      }
+      slots.resize((slots.size() + segment - 1) / segment * segment, 0);
+    }
+  } else {
+    slots = patterns;
   }
   const std::size_t candidate_rows = kBlockRows - 1;
-  std::size_t columns = (slots.size() + candidate_rows - 1) / candidate_rows;
-  columns = (columns + kLanes - 1) / kLanes * kLanes;
+  std::size_t pattern_cols = (slots.size() + candidate_rows - 1) / candidate_rows;
+  pattern_cols = (pattern_cols + segment - 1) / segment * segment;
+  const std::size_t columns = alone ? pattern_cols : 2 * pattern_cols;
 
   ExhaustiveTensor t;
   t.config = config_;
@@ -101,12 +155,65 @@ ExhaustiveTensor ExhaustiveCampaign::tensor(int e8m0) {
   t.config.free = columns;
   validate(t.config);
   t.e8m0 = e8m0;
+  t.context = context.name;
   t.input.assign(kBlockRows * columns, 0);
-  for (std::size_t b = 0; b < columns / kBlockCols; ++b) t.input[b * kBlockCols] = anchor;
-  std::copy(slots.begin(), slots.end(), t.input.begin() + static_cast<std::ptrdiff_t>(columns));
+  auto at = [&](std::size_t row, std::size_t col) -> std::uint16_t& { return t.input[row * columns + col]; };
+  const auto anchor = static_cast<std::uint16_t>(anchor_of_field_[anchor_field(e8m0)]);
+  const std::size_t blocks = columns / kBlockCols;
+  std::size_t next_slot = 0;
+  std::vector<std::size_t> pattern_blocks;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t col = b * kBlockCols;
+    if (alone || b % 2 == 0) {
+      at(0, col) = anchor;
+      pattern_blocks.push_back(b);
+      continue;
+    }
+    switch (context.cycle[(b / 2) % context.cycle.size()]) {
+      case Neighbour::kZero: break;
+      case Neighbour::kBandTrigger:
+      case Neighbour::kInputTrigger:
+        at(0, col) = anchor;
+        for (std::size_t r = 1; r < kBlockRows; ++r) {
+          at(r, col + 1) = context.cycle[(b / 2) % context.cycle.size()] == Neighbour::kBandTrigger
+                               ? static_cast<std::uint16_t>(band_trigger)
+                               : std::uint16_t{1};
+        }
+        break;
+      case Neighbour::kSpecial:
+        at(0, col) = static_cast<std::uint16_t>(exponent_mask_of(config_.input));  // +Inf
+        at(1, col + 1) = static_cast<std::uint16_t>(anchor_of_field_[Float32::kExponentFieldMax]);  // NaN
+        break;
+    }
+  }
+  // Rows 1-7 of the pattern blocks, row by row.
+  for (std::size_t r = 1; r < kBlockRows; ++r) {
+    for (std::size_t b : pattern_blocks) {
+      for (std::size_t c = 0; c < kBlockCols; ++c) {
+        at(r, b * kBlockCols + c) = next_slot < slots.size() ? slots[next_slot] : 0;
+        ++next_slot;
+      }
+    }
+  }
+
+  // Expected bytes: each block's E8M0 from its largest field (decisions.md step 3), then each
+  // element's code from the oracle's narrow of its prescaled value.
+  t.expected_scale.resize(blocks);
   t.codes.resize(t.input.size());
-  for (std::size_t k = 0; k < t.input.size(); ++k) {
-    t.codes[k] = expected_code(to_bits(input_value(config_.input, t.input[k]) * m));
+  for (std::size_t b = 0; b < blocks; ++b) {
+    int max_field = 0;
+    for (std::size_t r = 0; r < kBlockRows; ++r) {
+      for (std::size_t c = 0; c < kBlockCols; ++c) max_field = std::max(max_field, fields_[at(r, b * kBlockCols + c)]);
+    }
+    const int block_e8m0 = std::max(1, max_field - emax_bias(config_));
+    t.expected_scale[b] = static_cast<std::uint8_t>(block_e8m0);
+    const float block_m = multiplier(block_e8m0);
+    for (std::size_t r = 0; r < kBlockRows; ++r) {
+      for (std::size_t c = 0; c < kBlockCols; ++c) {
+        const std::size_t k = r * columns + b * kBlockCols + c;
+        t.codes[k] = expected_code(to_bits(input_value(config_.input, t.input[k]) * block_m));
+      }
+    }
   }
   // Packing with stride 0, high parity 1: element 2j in the low nibble.
   if (is_fp4(config_.output)) {
@@ -117,7 +224,6 @@ ExhaustiveTensor ExhaustiveCampaign::tensor(int e8m0) {
   } else {
     t.expected_data = t.codes;
   }
-  t.expected_scale.assign(columns / kBlockCols, static_cast<std::uint8_t>(e8m0));
   return t;
 }
 

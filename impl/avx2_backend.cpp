@@ -23,11 +23,17 @@
 namespace mxconform::impl {
 namespace {
 
-constexpr std::size_t kChunkCols = 32;                        // columns per vector chunk
-constexpr std::size_t kChunkBlocks = kChunkCols / kBlockCols;  // 8 blocks
+constexpr std::size_t kVectorCols = 16;  // 16-bit elements per 256-bit vector
+// A row's columns go in chunks of kWideVectors vectors (64 columns, 16 blocks a chunk); a
+// remainder of 32 to 63 columns takes one chunk of kNarrowVectors; fewer than 32 go to the
+// scalar block kernel.
+constexpr int kWideVectors = 4;
+constexpr int kNarrowVectors = 2;
+constexpr std::size_t kWideChunkCols = kWideVectors * kVectorCols;
+constexpr std::size_t kNarrowChunkCols = kNarrowVectors * kVectorCols;
 // Software prefetch distance along each of the 8 rows a chunk reads (the hardware prefetchers
 // track fewer strided streams well). Prefetching past a row's end is harmless.
-constexpr std::size_t kPrefetchElements = 8 * kChunkCols;
+constexpr std::size_t kPrefetchElements = 4 * kWideChunkCols;
 
 template <ElementKind kElement>
 struct ElementFormat;
@@ -94,73 +100,128 @@ struct InputLayout {
   static constexpr int kBias = Format::kBias;
 };
 
-// A faster narrow for finite blocks, on sixteen inputs per vector in their own 16-bit lanes.
+constexpr std::int16_t lane16(int value) {  // a 16-bit lane constant, taken modulo 2^16
+  return static_cast<std::int16_t>(static_cast<std::uint16_t>(value & 0xFFFF));
+}
+
+// The fast narrow of finite blocks, sixteen inputs per vector in their own 16-bit lanes.
 //
-// M = 2^d is a power of two, so y = |x| * M is |x| with its exponent moved by d (for the lanes
-// this path keeps; see below). Let mi be the input's mantissa width and Bi its bias. For a
-// normal x, t = a + D with a = |x|'s bits and D = (d + B - Bi) << mi is y's bits rebiased to the
-// element's bias B: t = (e_y + B) * 2^mi + mantissa, where e_y is y's unbiased exponent. Then:
-// - t >= 2^mi (the element's normal band): the code is t shifted right by (mi - m), rounded to
-//   nearest with ties to even; a carry moves to the next binade; above max it saturates.
+// M = 2^d is a power of two, so y = |x| * M is |x| with its exponent moved by d. Let mi be the
+// input's mantissa width and Bi its bias. For a normal x, t = a + D with a = |x|'s bits and
+// D = (d + B - Bi) << mi is y's bits rebiased to the element's bias B:
+// t = (e_y + B) * 2^mi + mantissa, where e_y is y's unbiased exponent. Then:
+// - t >= 2^mi (the element's normal band): the code is t shifted right by s = mi - m, rounded
+//   to nearest with ties to even; a carry moves to the next binade; above max it saturates.
+//   D's low mi bits are zero, so the lsb that breaks ties is bit s of a itself.
 // - t < K = -m * 2^mi: y < 2^(e_y + 1) <= 2^(-B - m), half the smallest subnormal or less: 0.
+//   The shifted value is negative there; the byte pack (FP8) or the band select (FP4) makes 0.
 // - K <= t < 2^mi: y is in the element's subnormal band. FP4 has two binades there, decided
 //   in place: t in [0, 2^mi) is y in [0.5, 1) -> 1, or 2 when its mantissa is at least half;
-//   t in (-2^mi, 0) is y in (0.25, 0.5) -> 1; t = -2^mi is y = 0.25, a tie -> 0. For FP8 the
-//   lanes are reported in `fallback` and the caller redoes the row with the fp32 path.
-// Zeros and inputs that are not normal do not follow the formula for t. For bfloat16 the caller
-// uses this path only when every block's E8M0 is at least kMinE8m0, which puts every such lane
-// below K (|x| < 2^(1 - Bi) gives y <= 2^(-B - m)). Float16 subnormals are common enough at any
-// scale that zeros are masked and subnormal inputs reported in `fallback` instead.
+//   t in (-2^mi, 0) is y in (0.25, 0.5) -> 1; t = -2^mi is y = 0.25, a tie -> 0. For FP8 such a
+//   lane is flagged and its row redone by the fp32 path (VectorNarrow).
+// Zeros and inputs that are not normal do not follow the formula for t. When every block of a
+// chunk has E8M0 >= kMinE8m0, D <= -(m + 1) * 2^mi puts every such lane below K (the "clean"
+// path). Otherwise (the "general" path) zeros are forced to code 0 and subnormal inputs are
+// flagged. D is computed modulo 2^16: it may not fit for a block of float16 subnormals, but t
+// does for every normal input (t lies between D and the block maximum's t), and every other
+// lane is forced or flagged.
 // exhaustive_element_test checks every reachable (input pattern, E8M0) pair against the oracle.
 template <InputDtype kInput, class Format>
 struct LaneNarrow16 {
   static constexpr int kInputMantissa = InputLayout<kInput>::kMantissaBits;
   static constexpr int kShift = kInputMantissa - Format::kMantissaBits;
-  static constexpr int kNormal = 1 << kInputMantissa;               // t at the smallest normal
-  static constexpr int kKill = -Format::kMantissaBits * kNormal;     // K
+  static constexpr int kHalfLessOne = (1 << (kShift - 1)) - 1;  // folded into D
+  static constexpr int kNormal = 1 << kInputMantissa;             // t at the smallest normal
+  static constexpr int kKill = -Format::kMantissaBits * kNormal;  // K
   static constexpr bool kFp4 = std::is_same_v<Format, E2M1>;
-  static constexpr bool kMaskZeros = kInput == InputDtype::kFloat16;
-  // d + B - Bi <= -(m + 1) for every block, i.e. E8M0 >= 128 - Bi + B + m (bfloat16 only).
-  static constexpr int kMinE8m0 = 128 - InputLayout<kInput>::kBias + Format::kBias + Format::kMantissaBits;
+  // d + B - Bi <= -(m + 1) for every block, i.e. E8M0 >= 128 - Bi + B + m.
+  static constexpr int kMinE8m0 = Float32::kBias + 1 - InputLayout<kInput>::kBias + Format::kBias + Format::kMantissaBits;
+  // D + kHalfLessOne = kRebias - (e8m0 << mi).
+  static constexpr int kRebias = ((Float32::kBias + Format::kBias - InputLayout<kInput>::kBias) << kInputMantissa) + kHalfLessOne;
+  // FP8 lanes with t in [K, 2^mi) have (t + kHalfLessOne - kWindowStart) mod 2^16 < kWindowWidth.
+  static constexpr int kWindowStart = kKill + kHalfLessOne;
+  static constexpr int kWindowWidth = kNormal - kKill;
+  static_assert(kWindowWidth < (1 << 16));
 
-  // D = (127 - e8m0 + B - Bi) << mi per block, saturated to 16 bits.
+  // D + kHalfLessOne per lane, from each lane's E8M0.
   MXCONFORM_AVX2 static __m256i rebias(__m256i e8m0) {
-    const __m256i offset = _mm256_set1_epi32(Float32::kBias + Format::kBias - InputLayout<kInput>::kBias);
-    return _mm256_slli_epi32(_mm256_sub_epi32(offset, e8m0), kInputMantissa);
+    return _mm256_sub_epi16(_mm256_set1_epi16(lane16(kRebias)), _mm256_slli_epi16(e8m0, kInputMantissa));
   }
 
-  // Codes (sign included) of sixteen inputs `v` whose blocks' D are `d16` (one per lane).
-  MXCONFORM_AVX2 static __m256i codes(__m256i v, __m256i d16, __m256i& fallback) {
-    const __m256i magnitude = _mm256_and_si256(v, _mm256_set1_epi16(0x7FFF));
-    const __m256i t = _mm256_adds_epi16(magnitude, d16);
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(t, kShift), _mm256_set1_epi16(1));
-    const __m256i half_less_one = _mm256_set1_epi16(static_cast<short>((1 << (kShift - 1)) - 1));
-    __m256i code = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(t, half_less_one), lsb), kShift);
-    code = _mm256_min_epu16(code, _mm256_set1_epi16(static_cast<short>(Format::kMaxCode)));
+  // Magnitude codes of sixteen inputs `v` whose lanes' D + kHalfLessOne are `rebiased`, with the
+  // sign left out. Lanes the formula cannot decide lower `flags` below kWindowWidth (FP8 subnormal
+  // band) and `input_flags` below kNormal - 1 (general path: a subnormal input).
+  template <bool kGeneral>
+  MXCONFORM_AVX2 static __m256i codes(__m256i v, __m256i rebiased, __m256i& flags, __m256i& input_flags) {
+    const __m256i magnitude = _mm256_and_si256(v, _mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask)));
+    const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + kHalfLessOne
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(v, kShift), _mm256_set1_epi16(1));
+    __m256i code = _mm256_srai_epi16(_mm256_add_epi16(t, lsb), kShift);
+    code = _mm256_min_epi16(code, _mm256_set1_epi16(lane16(Format::kMaxCode)));
     if (kFp4) {
-      const __m256i normal = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(kNormal - 1));
-      const __m256i above_quarter = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(-kNormal));
-      const __m256i half_up = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(kNormal / 2 - 1));
+      const __m256i normal = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(lane16(kNormal - 1 + kHalfLessOne)));
+      const __m256i above_quarter = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(lane16(-kNormal + kHalfLessOne)));
+      const __m256i half_up = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(lane16(kNormal / 2 - 1 + kHalfLessOne)));
       const __m256i subnormal = _mm256_sub_epi16(_mm256_setzero_si256(), _mm256_add_epi16(above_quarter, half_up));
       code = _mm256_blendv_epi8(subnormal, code, normal);
     } else {
-      const __m256i below = _mm256_cmpgt_epi16(_mm256_set1_epi16(kKill), t);
-      code = _mm256_andnot_si256(below, code);
-      fallback = _mm256_or_si256(fallback, _mm256_andnot_si256(below, _mm256_cmpgt_epi16(_mm256_set1_epi16(kNormal), t)));
+      flags = _mm256_min_epu16(flags, _mm256_sub_epi16(t, _mm256_set1_epi16(lane16(kWindowStart))));
     }
-    if (kMaskZeros) {
-      const __m256i zero = _mm256_cmpeq_epi16(magnitude, _mm256_setzero_si256());
-      code = _mm256_andnot_si256(zero, code);
-      fallback = _mm256_or_si256(fallback, _mm256_andnot_si256(zero, _mm256_cmpgt_epi16(_mm256_set1_epi16(kNormal), magnitude)));
+    if (kGeneral) {
+      code = _mm256_min_epi16(code, magnitude);  // zeros: 0; every normal input exceeds every code
+      input_flags = _mm256_min_epu16(input_flags, _mm256_sub_epi16(magnitude, _mm256_set1_epi16(1)));
     }
-    constexpr int kSignShift = Bfloat16::kBits - Format::kBits;
-    const __m256i sign = _mm256_and_si256(_mm256_srli_epi16(v, kSignShift), _mm256_set1_epi16(static_cast<short>(1u << (Format::kBits - 1))));
-    return _mm256_or_si256(code, sign);
+    return code;
+  }
+
+  // True when a row's `flags` name a lane in the FP8 subnormal band.
+  MXCONFORM_AVX2 static bool in_subnormal_band(__m256i flags) {
+    if (kFp4) return false;
+    const __m256i hit = _mm256_subs_epu16(_mm256_set1_epi16(lane16(kWindowWidth)), flags);
+    return !_mm256_testz_si256(hit, hit);
+  }
+
+  // True when a row's `input_flags` name a subnormal input (general path only).
+  MXCONFORM_AVX2 static bool has_subnormal_input(__m256i input_flags) {
+    const __m256i hit = _mm256_subs_epu16(_mm256_set1_epi16(lane16(kNormal - 1)), input_flags);
+    return !_mm256_testz_si256(hit, hit);
+  }
+
+  // FP8: `code` with the lanes below the element's normal band (t < 2^mi) recomputed. In the
+  // subnormal band the grid spacing is fixed at q = 2^(1 - B - m): with E = t >> mi in [-m, 0]
+  // and the input's significand S = 2^mi + mantissa (t's low mi bits are a's), y / q =
+  // S * 2^(E + m) / 2^(mi + 1), rounded to nearest even by a fixed shift once S is scaled by
+  // 2^(E + m) (a table lookup and a 16-bit multiply). E = -m - 1 gives y <= q / 2, and lower
+  // binades less: the table makes those 0. A carry out of the band gives 2^m, the smallest
+  // normal code.
+  template <bool kGeneral>
+  MXCONFORM_AVX2 static __m256i with_subnormal_band(__m256i v, __m256i rebiased, __m256i code) {
+    static_assert(!kFp4, "FP4 decides its subnormal band in codes()");
+    constexpr int kSignificandShift = kInputMantissa + 1;
+    constexpr int kIndexOffset = Format::kMantissaBits + 2;  // table index E + m + 2
+    const __m256i magnitude = _mm256_and_si256(v, _mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask)));
+    const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + kHalfLessOne
+    // Indices 0 and 1 (E = -m - 1 and below, clamped to 0) give 0; so does every high byte.
+    const __m256i scales = _mm256_setr_epi8(0, 0, 1 << 0, 1 << 1, 1 << 2, Format::kMantissaBits >= 3 ? 1 << 3 : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                            0, 0, 1 << 0, 1 << 1, 1 << 2, Format::kMantissaBits >= 3 ? 1 << 3 : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i index = _mm256_max_epi16(
+        _mm256_srai_epi16(_mm256_add_epi16(t, _mm256_set1_epi16(lane16((kIndexOffset << kInputMantissa) - kHalfLessOne))),
+                          kInputMantissa),
+        _mm256_setzero_si256());
+    const __m256i significand = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi16(lane16(kNormal - 1))),
+                                                _mm256_set1_epi16(lane16(kNormal)));
+    const __m256i scaled = _mm256_mullo_epi16(significand, _mm256_shuffle_epi8(scales, index));
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(scaled, kSignificandShift), _mm256_set1_epi16(1));
+    const __m256i half_less_one = _mm256_set1_epi16(lane16((1 << (kSignificandShift - 1)) - 1));
+    const __m256i subnormal = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(scaled, half_less_one), lsb), kSignificandShift);
+    const __m256i below_normal = _mm256_cmpgt_epi16(_mm256_set1_epi16(lane16(kNormal + kHalfLessOne)), t);
+    code = _mm256_blendv_epi8(code, subnormal, below_normal);
+    return kGeneral ? _mm256_min_epi16(code, magnitude) : code;
   }
 };
 
 // Sixteen input elements as two fp32 vectors: `lo` holds columns 0-3 and 8-11, `hi` columns 4-7
-// and 12-15 (the order _mm256_packus_epi32 undoes).
+// and 12-15 (the order _mm256_unpacklo/hi_epi16 give and _mm256_packus_epi32 undoes).
 template <InputDtype kInput>
 MXCONFORM_AVX2 inline void widen16(__m256i v, __m256& lo, __m256& hi) {
   if (kInput == InputDtype::kBfloat16) {
@@ -175,31 +236,72 @@ MXCONFORM_AVX2 inline void widen16(__m256i v, __m256& lo, __m256& hi) {
   }
 }
 
+// Codes of sixteen inputs by the fp32 path: y = x * M (decisions.md step 4) and VectorNarrow.
+// `e8m0` holds each lane's E8M0. With `special` the codes carry y's sign and NaN follows the
+// policy (`nan_code`); otherwise they are magnitude codes of |x| * M.
+template <InputDtype kInput, class Format>
+MXCONFORM_AVX2 __m256i fp32_codes(__m256i v, __m256i e8m0, bool special, __m256i nan_code) {
+  using Narrow = VectorNarrow<Format>;
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i multiplier_base = _mm256_set1_epi32(2 * Float32::kBias);
+  const __m256 m_lo = _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_sub_epi32(multiplier_base, _mm256_unpacklo_epi16(e8m0, zero)), Float32::kMantissaBits));
+  const __m256 m_hi = _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_sub_epi32(multiplier_base, _mm256_unpackhi_epi16(e8m0, zero)), Float32::kMantissaBits));
+  __m256 lo, hi;
+  if (special) {
+    widen16<kInput>(v, lo, hi);
+    return _mm256_packus_epi32(Narrow::full(_mm256_mul_ps(lo, m_lo), nan_code),
+                               Narrow::full(_mm256_mul_ps(hi, m_hi), nan_code));
+  }
+  widen16<kInput>(_mm256_and_si256(v, _mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask))), lo, hi);
+  return _mm256_packus_epi32(Narrow::magnitude(_mm256_mul_ps(lo, m_lo)), Narrow::magnitude(_mm256_mul_ps(hi, m_hi)));
+}
+
 MXCONFORM_AVX2 inline __m256i load16(const std::uint16_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
-// The largest magnitude bits (sign cleared) of each 4-column group of 16 elements, in u16 lane 0
-// of each 64-bit unit. The fp32 exponent field is monotone in these bits for both input dtypes.
-MXCONFORM_AVX2 inline __m256i group_max(__m256i running) {
-  running = _mm256_max_epu16(running, _mm256_srli_epi64(running, 16));
-  return _mm256_max_epu16(running, _mm256_srli_epi64(running, 32));
+// Each lane's block maximum: the largest of the four lanes of its 64-bit unit (one block's four
+// columns in one row), in all four.
+MXCONFORM_AVX2 inline __m256i spread_group_max(__m256i running) {
+  const __m256i swap_pairs = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+                                              2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+  running = _mm256_max_epu16(running, _mm256_shuffle_epi8(running, swap_pairs));
+  return _mm256_max_epu16(running, _mm256_shuffle_epi32(running, 0b10'11'00'01));
 }
 
-// The fp32 exponent fields of the 8 blocks of a chunk, from the running maxima of magnitude bits
-// of its two 16-column halves (u16 lanes).
+// The fp32 exponent field of each lane's magnitude bits (step 2). The field is monotone in the
+// bits for both input dtypes, so the field of the block maximum is the block's measure.
 template <InputDtype kInput>
-MXCONFORM_AVX2 inline __m256i block_fields(__m256i max_a, __m256i max_b) {
-  const __m256i low16 = _mm256_set1_epi64x(0xFFFF);
-  const __m256i a = _mm256_and_si256(group_max(max_a), low16);  // u64 lanes: blocks 0, 1 | 2, 3
-  const __m256i b = _mm256_and_si256(group_max(max_b), low16);  // blocks 4, 5 | 6, 7
-  // As u32 lanes the pack is [0, 1, 4, 5 | 2, 3, 6, 7]; reorder to blocks 0..7.
-  const __m256i maxima = _mm256_permutevar8x32_epi32(_mm256_packus_epi32(a, b), _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
-  if (kInput == InputDtype::kBfloat16) return _mm256_srli_epi32(maxima, Bfloat16::kMantissaBits);
+MXCONFORM_AVX2 inline __m256i fp32_fields(__m256i magnitudes) {
+  if (kInput == InputDtype::kBfloat16) return _mm256_srli_epi16(magnitudes, Bfloat16::kMantissaBits);
   // float16: widen exactly (subnormals become normals) and read the fp32 field.
-  const __m256i halves = _mm256_permute4x64_epi64(_mm256_packus_epi32(maxima, maxima), 0b11'01'10'00);
-  return _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtph_ps(_mm256_castsi256_si128(halves))),
-                           Float32::kMantissaBits);
+  const __m256i lo = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtph_ps(_mm256_castsi256_si128(magnitudes))),
+                                       Float32::kMantissaBits);
+  const __m256i hi = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtph_ps(_mm256_extracti128_si256(magnitudes, 1))),
+                                       Float32::kMantissaBits);
+  return _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0b11'01'10'00);
+}
+
+// The E8M0 bytes of a chunk's 4 * kVectors blocks, in block order, from lanes holding each
+// block's E8M0 (four lanes a block, 16 lanes a vector).
+template <int kVectors>
+MXCONFORM_AVX2 inline __m128i scale_bytes(const __m256i (&e8m0)[kVectors]) {
+  // Per vector: blocks 0, 1 sit in bytes 0 and 8 of the low half, blocks 2, 3 in bytes 0 and 8
+  // of the high half. Gather them to bytes 0, 1 and 2, 3 of their halves, shift vector v's by
+  // 4v bytes, and merge the halves.
+  constexpr char kNone = -1;
+  const __m256i gather = _mm256_setr_epi8(0, 8, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone,
+                                          kNone, kNone, kNone, kNone, kNone, kNone, 0, 8, kNone, kNone, kNone, kNone,
+                                          kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone);
+  __m256i merged = _mm256_shuffle_epi8(e8m0[0], gather);
+  merged = _mm256_or_si256(merged, _mm256_bslli_epi128(_mm256_shuffle_epi8(e8m0[1], gather), 4));
+  if (kVectors == 4) {
+    merged = _mm256_or_si256(merged, _mm256_bslli_epi128(_mm256_shuffle_epi8(e8m0[2 % kVectors], gather), 8));
+    merged = _mm256_or_si256(merged, _mm256_bslli_epi128(_mm256_shuffle_epi8(e8m0[3 % kVectors], gather), 12));
+  }
+  return _mm_or_si128(_mm256_castsi256_si128(merged), _mm256_extracti128_si256(merged, 1));
 }
 
 struct Tensor {
@@ -212,116 +314,166 @@ struct Tensor {
   int nan_code;       // what a NaN becomes before its sign (FP8 NaN policy)
 };
 
-// One chunk: partition group g, columns [col, col + 32). Writes the data bytes and 8 E8M0 bytes.
-// kHighParity is the FP4 parity knob (unused for FP8).
-template <InputDtype kInput, ElementKind kElement, int kHighParity>
+MXCONFORM_AVX2 inline void store_bytes(__m256i* to, __m256i bytes, bool stream) {
+  if (stream) {
+    _mm256_stream_si256(to, bytes);
+  } else {
+    _mm256_storeu_si256(to, bytes);
+  }
+}
+
+MXCONFORM_AVX2 inline void store_bytes(__m128i* to, __m128i bytes, bool stream) {
+  if (stream) {
+    _mm_stream_si128(to, bytes);
+  } else {
+    _mm_storeu_si128(to, bytes);
+  }
+}
+
+// One row of a chunk: 16 * kVectors codes (u16 lanes, signs not yet applied) packed with the
+// inputs' signs into bytes (FP8) or nibbles (FP4, stride 0; kHighParity as in step 6).
+template <ElementKind kElement, int kHighParity, int kVectors>
+MXCONFORM_AVX2 inline void pack_row(const __m256i (&in)[kVectors], const __m256i (&codes)[kVectors],
+                                    std::uint8_t* out, bool stream) {
+  using Format = typename ElementFormat<kElement>::Type;
+  if constexpr (kElement != ElementKind::kFp4E2m1) {
+    // The sign bit of each input lands on bit 7 of its signed-saturated byte.
+    const __m256i sign_bit = _mm256_set1_epi8(static_cast<char>(Format::kSignMask));
+    #pragma GCC unroll 8
+    for (int pair = 0; pair < kVectors / 2; ++pair) {
+      const __m256i magnitudes = _mm256_packus_epi16(codes[2 * pair], codes[2 * pair + 1]);  // negatives -> 0
+      const __m256i signs = _mm256_and_si256(_mm256_packs_epi16(in[2 * pair], in[2 * pair + 1]), sign_bit);
+      const __m256i bytes = _mm256_permute4x64_epi64(_mm256_or_si256(magnitudes, signs), 0b11'01'10'00);
+      store_bytes(reinterpret_cast<__m256i*>(out) + pair, bytes, stream);
+    }
+  } else {
+    // Element pairs (2j, 2j + 1) as u32 lanes -> one byte of two nibbles by a multiply-add.
+    constexpr int kNibble = 1 << Format::kBits;
+    const __m256i weights = _mm256_set1_epi32(kHighParity == 1 ? (kNibble << 16 | 1) : (1 << 16 | kNibble));
+    constexpr int kSignShift = Bfloat16::kBits - Format::kBits;
+    const __m256i sign_bit = _mm256_set1_epi16(lane16(Format::kSignMask));
+    __m256i pairs[kVectors];
+    #pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      const __m256i signed_codes = _mm256_or_si256(codes[v], _mm256_and_si256(_mm256_srli_epi16(in[v], kSignShift), sign_bit));
+      pairs[v] = _mm256_madd_epi16(signed_codes, weights);  // u32: 8 bytes per vector, 4 | 4
+    }
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    if constexpr (kVectors == 4) {
+      const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(pairs[0], pairs[1]), _mm256_packus_epi32(pairs[2], pairs[3]));
+      store_bytes(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(bytes, order), stream);
+    } else {
+      const __m256i words = _mm256_packus_epi32(pairs[0], pairs[1 % kVectors]);
+      const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(words, words), order);
+      store_bytes(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(bytes), stream);
+    }
+  }
+}
+
+// How a chunk's rows are narrowed.
+enum class ChunkPath {
+  kClean,    // finite blocks, every E8M0 >= kMinE8m0: the 16-bit lane formula alone
+  kGeneral,  // finite blocks: zeros forced to 0, rows with a subnormal input redone in fp32
+  kSpecial,  // a block holds Inf or NaN: every row by the fp32 path with signs and NaN policy
+};
+
+// Steps 4-6 for the 8 rows of a chunk.
+template <InputDtype kInput, ElementKind kElement, int kHighParity, int kVectors, ChunkPath kPath>
+MXCONFORM_AVX2 inline void narrow_rows(const Tensor& t, const std::uint16_t* row, std::uint8_t* out_row,
+                                       const __m256i (&e8m0)[kVectors]) {
+  using Format = typename ElementFormat<kElement>::Type;
+  using Lane16 = LaneNarrow16<kInput, Format>;
+  constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
+  constexpr bool kGeneral = kPath == ChunkPath::kGeneral;
+  const std::size_t out_stride = kFp4 ? t.free / 2 : t.free;
+  __m256i rebiased[kVectors];
+  #pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v) rebiased[v] = Lane16::rebias(e8m0[v]);
+  const __m256i nan_code = _mm256_set1_epi32(t.nan_code);
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out_stride) {
+    __m256i in[kVectors];
+    __m256i codes[kVectors];
+    #pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) in[v] = load16(row + kVectorCols * v);
+    if constexpr (kPath == ChunkPath::kSpecial) {
+      #pragma GCC unroll 8
+      for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], true, nan_code);
+    } else {
+      __m256i flags = _mm256_set1_epi16(-1);
+      __m256i input_flags = _mm256_set1_epi16(-1);
+      #pragma GCC unroll 8
+      for (int v = 0; v < kVectors; ++v) codes[v] = Lane16::template codes<kGeneral>(in[v], rebiased[v], flags, input_flags);
+      if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
+        #pragma GCC unroll 8
+        for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], false, nan_code);
+      } else if (Lane16::in_subnormal_band(flags)) {
+        if constexpr (!Lane16::kFp4) {
+          #pragma GCC unroll 8
+          for (int v = 0; v < kVectors; ++v) codes[v] = Lane16::template with_subnormal_band<kGeneral>(in[v], rebiased[v], codes[v]);
+        }
+      }
+    }
+    pack_row<kElement, kHighParity>(in, codes, out_row, t.stream);
+  }
+}
+
+// One chunk: partition group g, columns [col, col + 16 * kVectors): 4 * kVectors blocks.
+// Writes the data bytes and the blocks' E8M0 bytes.
+template <InputDtype kInput, ElementKind kElement, int kHighParity, int kVectors>
 MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t col, std::size_t scale_row, int bias) {
   using Format = typename ElementFormat<kElement>::Type;
-  using Narrow = VectorNarrow<Format>;
-  constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
-  const std::size_t stride = t.free;  // elements from one row to the next
-  const bool stream = t.stream;
-  const std::uint16_t* base = t.input + g * kBlockRows * stride + col;
-  const std::size_t out_stride = kFp4 ? stride / 2 : stride;  // bytes from one row to the next
-  std::uint8_t* out_row = t.data + (g * kBlockRows * stride + col) / (kFp4 ? 2 : 1);
-  const __m256i magnitude_mask = _mm256_set1_epi16(0x7FFF);
-
-  // Steps 1-2: block maxima of magnitude bits over the 8 rows, then within 4-column groups.
-  __m256i max_a = _mm256_setzero_si256();
-  __m256i max_b = _mm256_setzero_si256();
-  for (std::size_t r = 0; r < kBlockRows; ++r) {
-    const std::uint16_t* row = base + r * stride;
-    _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchElements), _MM_HINT_T0);
-    max_a = _mm256_max_epu16(max_a, _mm256_and_si256(load16(row), magnitude_mask));
-    max_b = _mm256_max_epu16(max_b, _mm256_and_si256(load16(row + 16), magnitude_mask));
-  }
-  // Step 3 for the 8 blocks at once: E8M0, the scale bytes, and the multipliers' bits.
-  const __m256i fields = block_fields<kInput>(max_a, max_b);
-  const bool special = _mm256_movemask_epi8(_mm256_cmpeq_epi32(
-                           fields, _mm256_set1_epi32(static_cast<int>(Float32::kExponentFieldMax)))) != 0;
-  const __m256i e8m0 = _mm256_max_epi32(_mm256_sub_epi32(fields, _mm256_set1_epi32(bias)), _mm256_set1_epi32(1));
-  const __m256i e8m0_bytes = _mm256_packus_epi16(_mm256_packus_epi32(e8m0, e8m0), _mm256_setzero_si256());
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(t.scale + scale_row * t.scale_cols + col / kBlockCols),
-                   _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(e8m0_bytes, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0))));
-  const __m256i blocks = _mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(2 * Float32::kBias), e8m0),
-                                           Float32::kMantissaBits);
-  // Multipliers in the lane order of widen16: lo = blocks 0, 2 (of a 16-column half), hi = 1, 3.
-  const __m256 m_lo_a = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blocks, _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2)));
-  const __m256 m_hi_a = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blocks, _mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3)));
-  const __m256 m_lo_b = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blocks, _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6)));
-  const __m256 m_hi_b = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(blocks, _mm256_setr_epi32(5, 5, 5, 5, 7, 7, 7, 7)));
-
-  // The 16-bit lane path (LaneNarrow16) for finite blocks: D per column lane, blocks 0-3 | 4-7.
   using Lane16 = LaneNarrow16<kInput, Format>;
-  bool lanes16 = !special;
-  if (kInput == InputDtype::kBfloat16) {
-    lanes16 = lanes16 && _mm256_movemask_epi8(_mm256_cmpgt_epi32(_mm256_set1_epi32(Lane16::kMinE8m0), e8m0)) == 0;
-  }
-  const __m256i d_pairs = _mm256_unpacklo_epi16(_mm256_packs_epi32(Lane16::rebias(e8m0), Lane16::rebias(e8m0)),
-                                                _mm256_packs_epi32(Lane16::rebias(e8m0), Lane16::rebias(e8m0)));
-  const __m256i d_lo = _mm256_unpacklo_epi32(d_pairs, d_pairs);  // blocks 0, 1 | 4, 5
-  const __m256i d_hi = _mm256_unpackhi_epi32(d_pairs, d_pairs);  // blocks 2, 3 | 6, 7
-  const __m256i d_a = _mm256_permute2x128_si256(d_lo, d_hi, 0x20);
-  const __m256i d_b = _mm256_permute2x128_si256(d_lo, d_hi, 0x31);
+  constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
+  const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
+  std::uint8_t* out_row = t.data + (g * kBlockRows * t.free + col) / (kFp4 ? 2 : 1);
+  const __m256i magnitude_mask = _mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask));
 
-  // Steps 4-6 per row: multiply, narrow, pack 32 codes into bytes (FP8) or nibbles (FP4).
-  const std::uint16_t* row = base;
-  for (std::size_t r = 0; r < kBlockRows; ++r, row += stride, out_row += out_stride) {
-    const __m256i in_a = load16(row);
-    const __m256i in_b = load16(row + 16);
-    __m256 lo_a, hi_a, lo_b, hi_b;
-    __m256i codes_a, codes_b;  // u16 codes in column order per 128-bit half
-    __m256i fallback = _mm256_setzero_si256();
-    if (lanes16) {
-      codes_a = Lane16::codes(in_a, d_a, fallback);
-      codes_b = Lane16::codes(in_b, d_b, fallback);
+  // Steps 1-2: maxima of magnitude bits over the 8 rows, then over each block's 4 columns.
+  __m256i maxima[kVectors];
+  #pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v) maxima[v] = _mm256_setzero_si256();
+  #pragma GCC unroll 8
+  for (std::size_t r = 0; r < kBlockRows; ++r) {
+    const std::uint16_t* row = base + r * t.free;
+    #pragma GCC unroll 8
+    for (int line = 0; line < (kVectors + 1) / 2; ++line) {
+      _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchElements + 2 * kVectorCols * line), _MM_HINT_T0);
     }
-    if (lanes16 && _mm256_testz_si256(fallback, fallback)) {
-      // done: codes from the 16-bit lanes
-    } else if (!special) {
-      // Finite blocks: y = |x| * M, and the sign comes straight from the input's sign bit.
-      widen16<kInput>(_mm256_and_si256(in_a, magnitude_mask), lo_a, hi_a);
-      widen16<kInput>(_mm256_and_si256(in_b, magnitude_mask), lo_b, hi_b);
-      codes_a = _mm256_packus_epi32(Narrow::magnitude(_mm256_mul_ps(lo_a, m_lo_a)), Narrow::magnitude(_mm256_mul_ps(hi_a, m_hi_a)));
-      codes_b = _mm256_packus_epi32(Narrow::magnitude(_mm256_mul_ps(lo_b, m_lo_b)), Narrow::magnitude(_mm256_mul_ps(hi_b, m_hi_b)));
-      const __m256i sign_code = _mm256_set1_epi16(static_cast<short>(1u << (Format::kBits - 1)));
-      constexpr int kSignShift = Bfloat16::kBits - Format::kBits;
-      codes_a = _mm256_or_si256(codes_a, _mm256_and_si256(_mm256_srli_epi16(in_a, kSignShift), sign_code));
-      codes_b = _mm256_or_si256(codes_b, _mm256_and_si256(_mm256_srli_epi16(in_b, kSignShift), sign_code));
-    } else {
-      // Blocks with Inf or NaN: the signed product decides, NaN by the policy (decisions.md 4-5).
-      const __m256i nan_code = _mm256_set1_epi32(t.nan_code);
-      widen16<kInput>(in_a, lo_a, hi_a);
-      widen16<kInput>(in_b, lo_b, hi_b);
-      codes_a = _mm256_packus_epi32(Narrow::full(_mm256_mul_ps(lo_a, m_lo_a), nan_code), Narrow::full(_mm256_mul_ps(hi_a, m_hi_a), nan_code));
-      codes_b = _mm256_packus_epi32(Narrow::full(_mm256_mul_ps(lo_b, m_lo_b), nan_code), Narrow::full(_mm256_mul_ps(hi_b, m_hi_b), nan_code));
+    #pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      maxima[v] = _mm256_max_epu16(maxima[v], _mm256_and_si256(load16(row + kVectorCols * v), magnitude_mask));
     }
-    const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(codes_a, codes_b), 0b11'01'10'00);
-    if (!kFp4) {
-      __m256i* out = reinterpret_cast<__m256i*>(out_row);
-      if (stream) {
-        _mm256_stream_si256(out, bytes);
-      } else {
-        _mm256_storeu_si256(out, bytes);
-      }
-    } else {
-      // Byte pairs (element 2j, 2j+1) as u16 lanes -> one byte of two nibbles (stride 0).
-      __m256i nibbles;
-      if (kHighParity == 1) {
-        nibbles = _mm256_or_si256(_mm256_and_si256(bytes, _mm256_set1_epi16(0x000F)),
-                                  _mm256_and_si256(_mm256_srli_epi16(bytes, 4), _mm256_set1_epi16(0x00F0)));
-      } else {
-        nibbles = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi16(bytes, 4), _mm256_set1_epi16(0x00F0)),
-                                  _mm256_srli_epi16(bytes, 8));
-      }
-      const __m128i packed = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi16(nibbles, nibbles), 0b11'01'10'00));
-      __m128i* out = reinterpret_cast<__m128i*>(out_row);
-      if (stream) {
-        _mm_stream_si128(out, packed);
-      } else {
-        _mm_storeu_si128(out, packed);
-      }
-    }
+  }
+  // Step 3, per lane: each lane holds its block's E8M0.
+  __m256i fields[kVectors];
+  __m256i e8m0[kVectors];
+  __m256i highest = _mm256_setzero_si256();
+  __m256i lowest = _mm256_set1_epi16(-1);
+  #pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v) {
+    fields[v] = fp32_fields<kInput>(spread_group_max(maxima[v]));
+    highest = _mm256_max_epu16(highest, fields[v]);
+    lowest = _mm256_min_epu16(lowest, fields[v]);
+    e8m0[v] = _mm256_max_epi16(_mm256_sub_epi16(fields[v], _mm256_set1_epi16(lane16(bias))), _mm256_set1_epi16(1));
+  }
+  const __m128i scales = scale_bytes(e8m0);
+  std::uint8_t* scale_out = t.scale + scale_row * t.scale_cols + col / kBlockCols;
+  if (kVectors == 4) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale_out), scales);
+  } else {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(scale_out), scales);
+  }
+  const bool special = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
+                           highest, _mm256_set1_epi16(lane16(Float32::kExponentFieldMax)))) != 0;
+  // E8M0 >= kMinE8m0 for every block, i.e. field >= kMinE8m0 + bias (kMinE8m0 > 1).
+  const bool clean = _mm256_movemask_epi8(_mm256_cmpgt_epi16(
+                         _mm256_set1_epi16(lane16(Lane16::kMinE8m0 + bias)), lowest)) == 0;
+  if (special) {
+    narrow_rows<kInput, kElement, kHighParity, kVectors, ChunkPath::kSpecial>(t, base, out_row, e8m0);
+  } else if (clean) {
+    narrow_rows<kInput, kElement, kHighParity, kVectors, ChunkPath::kClean>(t, base, out_row, e8m0);
+  } else {
+    narrow_rows<kInput, kElement, kHighParity, kVectors, ChunkPath::kGeneral>(t, base, out_row, e8m0);
   }
 }
 
@@ -331,7 +483,7 @@ void quantize_tail(const QuantizeConfig& config, const Tensor& t, std::size_t g,
   const std::size_t first_block = col / kBlockCols;
   const std::size_t end_block = t.free / kBlockCols;
   const std::size_t width = t.free - col;
-  std::uint8_t codes[kBlockRows * kChunkCols];
+  std::uint8_t codes[kBlockRows * kNarrowChunkCols];
   quantize_blocks(config, t.input, g, first_block, end_block, codes, width, t.scale + scale_row * t.scale_cols + first_block);
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const std::size_t element = (g * kBlockRows + r) * t.free + col;
@@ -347,12 +499,15 @@ template <InputDtype kInput, ElementKind kElement, int kHighParity>
 MXCONFORM_AVX2 void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
   const int bias = emax_bias(config);
   const std::size_t groups = config.partitions / kBlockRows;
-  const std::size_t vector_cols = t.free - t.free % kChunkCols;
+  const std::size_t wide_cols = t.free - t.free % kWideChunkCols;
+  const bool narrow_chunk = t.free - wide_cols >= kNarrowChunkCols;
+  const std::size_t vector_cols = wide_cols + (narrow_chunk ? kNarrowChunkCols : 0);
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t scale_row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(g) : g;
-    for (std::size_t col = 0; col < vector_cols; col += kChunkCols) {
-      quantize_chunk<kInput, kElement, kHighParity>(t, g, col, scale_row, bias);
+    for (std::size_t col = 0; col < wide_cols; col += kWideChunkCols) {
+      quantize_chunk<kInput, kElement, kHighParity, kWideVectors>(t, g, col, scale_row, bias);
     }
+    if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kNarrowVectors>(t, g, wide_cols, scale_row, bias);
     if (vector_cols < t.free) quantize_tail(config, t, g, vector_cols, scale_row);
   }
   if (t.stream) _mm_sfence();
@@ -381,7 +536,7 @@ TensorKernel select_kernel(const QuantizeConfig& config) {
 // chunk stores aligned (32 bytes for FP8, 16 for FP4).
 bool use_streaming_stores(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
   constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
-  const std::size_t alignment = is_fp4(config.output) ? 16 : 32;
+  constexpr std::size_t alignment = sizeof(__m256i);  // FP4 narrow chunks store 16 of it
   const std::size_t row_bytes = is_fp4(config.output) ? config.free / 2 : config.free;
   return data_bytes >= kStreamingThreshold && reinterpret_cast<std::uintptr_t>(data) % alignment == 0 &&
          row_bytes % alignment == 0;
@@ -412,7 +567,7 @@ class Avx2Backend final : public Implementation {
  public:
   std::string_view name() const override { return "avx2"; }
   std::string_view description() const override {
-    return "AVX2 + F16C: 8x32 chunks, magic-constant RNE narrow, streaming stores; dequantize via scalar";
+    return "AVX2 + F16C: 8x64 chunks narrowed in 16-bit lanes, fp32 path for specials, streaming stores; dequantize via scalar";
   }
   CpuFeatures required_features() const override {
     CpuFeatures needed;

@@ -63,10 +63,11 @@ TEST(Differential, OracleAgreesWithEveryImplementationOnRandomBlocks) {
   std::printf("differential seed: %u\n", kSeed);
   ::testing::Test::RecordProperty("seed", std::to_string(kSeed));
   std::mt19937 rng(kSeed);
-  // Widths cover the SIMD chunk (32 columns), its multiples, and every tail of 1..7 blocks.
-  const std::size_t shapes[][2] = {{8, 4},  {8, 8},   {16, 4},  {8, 16},  {24, 8},  {32, 12},
-                                   {40, 4}, {16, 32}, {8, 64},  {16, 36}, {8, 100}, {24, 128},
-                                   {8, 60}, {16, 92}, {8, 160}, {136, 40}};
+  // Widths cover the AVX2 chunks (64 columns, and 32 for a remainder of 32-63), their sums, and
+  // every tail of 1..7 blocks after each.
+  const std::size_t shapes[][2] = {{8, 4},  {8, 8},   {16, 4},  {8, 16},  {24, 8},  {32, 12},  {40, 4},
+                                   {16, 32}, {8, 64},  {16, 36}, {8, 100}, {24, 128}, {8, 60},  {16, 92},
+                                   {8, 160}, {136, 40}, {16, 96}, {8, 124}};
   const std::uint32_t strides[] = {0, 1, 2, 4, 8, 16, 3};
   const Implementation& oracle_impl = oracle::backend();
   std::vector<const Implementation*> subjects;

@@ -50,26 +50,30 @@ TEST_P(ExhaustiveElements, EveryPatternAtEveryReachableE8m0) {
       for (EmaxMode mode : {EmaxMode::kEmax, EmaxMode::kEmaxMinus1}) {
         certify::ExhaustiveCampaign campaign(input, output, mode, policy);
         for (int e8m0 : campaign.reachable_e8m0()) {
-          const certify::ExhaustiveTensor t = campaign.tensor(e8m0);
-          const Geometry g = geometry(t.config);
-          for (const Implementation* subject : impls) {
-            std::vector<std::uint8_t> data(g.data_bytes), scale(g.scale_bytes);
-            subject->quantize(t.config, t.input.data(), data.data(), scale.data());
-            ASSERT_EQ(scale, t.expected_scale) << subject->name() << " at E8M0 " << e8m0 << "; " << describe(t.config);
-            for (std::size_t k = 0; k < t.input.size(); ++k) {
-              const std::uint8_t actual = is_fp4(output) ? (k % 2 ? data[k / 2] >> 4 : data[k / 2] & 0xF) : data[k];
-              if (actual != t.codes[k]) {
-                char text[160];
-                std::snprintf(text, sizeof text,
-                              "input 0x%04X at E8M0 %d: y = 0x%08X, expected code 0x%02X, actual 0x%02X", t.input[k],
-                              e8m0, to_bits(certify::input_value(input, t.input[k]) * multiplier(e8m0)), t.codes[k],
-                              actual);
-                FAIL() << subject->name() << ": " << text << "; " << describe(t.config);
+          for (const certify::ExhaustiveTensor& t : campaign.tensors(e8m0)) {
+            const Geometry g = geometry(t.config);
+            for (const Implementation* subject : impls) {
+              std::vector<std::uint8_t> data(g.data_bytes), scale(g.scale_bytes);
+              subject->quantize(t.config, t.input.data(), data.data(), scale.data());
+              ASSERT_EQ(scale, t.expected_scale)
+                  << subject->name() << " at E8M0 " << e8m0 << ", " << t.context << "; " << describe(t.config);
+              for (std::size_t k = 0; k < t.input.size(); ++k) {
+                const std::uint8_t actual = is_fp4(output) ? (k % 2 ? data[k / 2] >> 4 : data[k / 2] & 0xF) : data[k];
+                if (actual != t.codes[k]) {
+                  const int block_e8m0 = t.expected_scale[k % t.config.free / kBlockCols];
+                  char text[160];
+                  std::snprintf(text, sizeof text,
+                                "input 0x%04X at E8M0 %d: y = 0x%08X, expected code 0x%02X, actual 0x%02X", t.input[k],
+                                block_e8m0, to_bits(certify::input_value(input, t.input[k]) * multiplier(block_e8m0)),
+                                t.codes[k], actual);
+                  FAIL() << subject->name() << ": " << text << " (pattern blocks at E8M0 " << e8m0 << ", "
+                         << t.context << "); " << describe(t.config);
+                }
               }
             }
+            elements += t.input.size();
+            ++tensors;
           }
-          elements += t.input.size();
-          ++tensors;
         }
         distinct += campaign.distinct_prescaled_values();
       }
