@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "mxconform/bit_cast.h"
 #include "oracle.h"
@@ -19,6 +20,9 @@ constexpr std::size_t kSegmentLanes = 64;  // a SIMD chunk row: separated groups
 
 std::uint32_t exponent_mask_of(InputDtype dtype) {
   return dtype == InputDtype::kBfloat16 ? Bfloat16::kExponentMask : Float16::kExponentMask;
+}
+std::uint32_t smallest_normal_of(InputDtype dtype) {
+  return dtype == InputDtype::kBfloat16 ? 1u << Bfloat16::kMantissaBits : 1u << Float16::kMantissaBits;
 }
 std::uint32_t sign_mask_of(InputDtype dtype) {
   return dtype == InputDtype::kBfloat16 ? Bfloat16::kSignMask : Float16::kSignMask;
@@ -114,6 +118,8 @@ std::vector<ExhaustiveTensor> ExhaustiveCampaign::tensors(int e8m0) {
   const bool fp8 = !is_fp4(config_.output);
   const std::vector<Context> contexts = {
       {"alone", {}, true, false},
+      {"normal-inputs-only", {}, true, false},
+      {"no-zero-inputs", {}, true, false},
       {"zero-neighbours", {Neighbour::kZero}, true, false},
       {"band-neighbours", {Neighbour::kBandTrigger}, false, true},
       {"band-and-zero-neighbours", {Neighbour::kBandTrigger, Neighbour::kZero}, false, true},
@@ -123,27 +129,41 @@ std::vector<ExhaustiveTensor> ExhaustiveCampaign::tensors(int e8m0) {
   std::vector<ExhaustiveTensor> out;
   for (const Context& context : contexts) {
     if (context.band_trigger && (!fp8 || band_trigger < 0)) continue;
-    out.push_back(build(e8m0, context, patterns, second_path, band_trigger));
+    const auto anchor = static_cast<std::uint32_t>(anchor_of_field_[field]);
+    if (std::string(context.name) == "normal-inputs-only" && (anchor & exponent_mask_of(config_.input)) == 0) continue;
+    std::optional<ExhaustiveTensor> t = build(e8m0, context, patterns, second_path, band_trigger);
+    if (t) out.push_back(std::move(*t));
   }
   return out;
 }
 
-ExhaustiveTensor ExhaustiveCampaign::build(int e8m0, const Context& context, const std::vector<std::uint16_t>& patterns,
+std::optional<ExhaustiveTensor> ExhaustiveCampaign::build(int e8m0, const Context& context, const std::vector<std::uint16_t>& patterns,
                                            const std::vector<bool>& second_path, int band_trigger) {
   // Pattern slots, in order; a separated context pads each group to whole row segments.
+  // "normal-inputs-only": no zero or subnormal input anywhere, "no-zero-inputs": no zero (some
+  // kernels pick a faster path for such chunks). The patterns left out are left to the other
+  // contexts; the filler is the smallest positive normal or subnormal input.
+  const bool normal_only = std::string(context.name) == "normal-inputs-only";
+  const bool no_zero = std::string(context.name) == "no-zero-inputs";
+  const std::uint16_t filler =
+      normal_only ? static_cast<std::uint16_t>(smallest_normal_of(config_.input)) : no_zero ? std::uint16_t{1} : std::uint16_t{0};
   const bool alone = context.cycle.empty();
   const std::size_t segment = alone ? kSegmentLanes : kSegmentLanes / 2;  // pattern lanes per 64 columns
   std::vector<std::uint16_t> slots;
   if (context.separate) {
     for (bool second : {false, true}) {
       for (std::size_t i = 0; i < patterns.size(); ++i) {
-        if (second_path[i] == second) slots.push_back(patterns[i]);
+        if (second_path[i] != second) continue;
+        if (normal_only && (patterns[i] & exponent_mask_of(config_.input)) == 0) continue;
+        if (no_zero && (patterns[i] & ~sign_mask_of(config_.input)) == 0) continue;
+        slots.push_back(patterns[i]);
       }
-      slots.resize((slots.size() + segment - 1) / segment * segment, 0);
+      slots.resize((slots.size() + segment - 1) / segment * segment, filler);
     }
   } else {
     slots = patterns;
   }
+  if (slots.empty()) return std::nullopt;  // every pattern left out
   const std::size_t candidate_rows = kBlockRows - 1;
   std::size_t pattern_cols = (slots.size() + candidate_rows - 1) / candidate_rows;
   pattern_cols = (pattern_cols + segment - 1) / segment * segment;
@@ -156,7 +176,7 @@ ExhaustiveTensor ExhaustiveCampaign::build(int e8m0, const Context& context, con
   validate(t.config);
   t.e8m0 = e8m0;
   t.context = context.name;
-  t.input.assign(kBlockRows * columns, 0);
+  t.input.assign(kBlockRows * columns, filler);
   auto at = [&](std::size_t row, std::size_t col) -> std::uint16_t& { return t.input[row * columns + col]; };
   const auto anchor = static_cast<std::uint16_t>(anchor_of_field_[anchor_field(e8m0)]);
   const std::size_t blocks = columns / kBlockCols;
@@ -190,7 +210,7 @@ ExhaustiveTensor ExhaustiveCampaign::build(int e8m0, const Context& context, con
   for (std::size_t r = 1; r < kBlockRows; ++r) {
     for (std::size_t b : pattern_blocks) {
       for (std::size_t c = 0; c < kBlockCols; ++c) {
-        at(r, b * kBlockCols + c) = next_slot < slots.size() ? slots[next_slot] : 0;
+        at(r, b * kBlockCols + c) = next_slot < slots.size() ? slots[next_slot] : filler;
         ++next_slot;
       }
     }

@@ -16,6 +16,7 @@
 // E8M0 e holding a subnormal-band value in every row, both of those, all-zero blocks plus
 // blocks with a subnormal input in every row, and blocks holding Inf.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,7 +48,7 @@ class ExhaustiveCampaign {
  private:
   std::uint8_t expected_code(std::uint32_t y_bits);
   struct Context;
-  ExhaustiveTensor build(int e8m0, const Context& context, const std::vector<std::uint16_t>& patterns,
+  std::optional<ExhaustiveTensor> build(int e8m0, const Context& context, const std::vector<std::uint16_t>& patterns,
                          const std::vector<bool>& second_path, int band_trigger);
   // The anchor's field for `e8m0`: e8m0 + emaxBias, or for E8M0 1 the largest field at or below
   // emaxBias + 1 that some pattern of the input dtype has (every such field clamps to 1).

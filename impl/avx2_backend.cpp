@@ -104,6 +104,13 @@ constexpr std::int16_t lane16(int value) {  // a 16-bit lane constant, taken mod
   return static_cast<std::int16_t>(static_cast<std::uint16_t>(value & 0xFFFF));
 }
 
+// A vector constant the compiler keeps in a register or a stack slot: left to itself, GCC
+// rebuilds broadcast constants from immediates inside the row loops (three instructions each).
+MXCONFORM_AVX2 inline __m256i opaque(__m256i value) {
+  __asm__("" : "+x"(value));
+  return value;
+}
+
 // The fast narrow of finite blocks, sixteen inputs per vector in their own 16-bit lanes.
 //
 // M = 2^d is a power of two, so y = |x| * M is |x| with its exponent moved by d. Let mi be the
@@ -127,7 +134,8 @@ constexpr std::int16_t lane16(int value) {  // a 16-bit lane constant, taken mod
 // lane is forced or flagged.
 // exhaustive_element_test checks every reachable (input pattern, E8M0) pair against the oracle.
 template <InputDtype kInput, class Format>
-struct LaneNarrow16 {
+class LaneNarrow16 {
+ public:
   static constexpr int kInputMantissa = InputLayout<kInput>::kMantissaBits;
   static constexpr int kShift = kInputMantissa - Format::kMantissaBits;
   static constexpr int kHalfLessOne = (1 << (kShift - 1)) - 1;  // folded into D
@@ -148,30 +156,56 @@ struct LaneNarrow16 {
     return _mm256_sub_epi16(_mm256_set1_epi16(lane16(kRebias)), _mm256_slli_epi16(e8m0, kInputMantissa));
   }
 
-  // Magnitude codes of sixteen inputs `v` whose lanes' D + kHalfLessOne are `rebiased`, with the
-  // sign left out. Lanes the formula cannot decide lower `flags` below kWindowWidth (FP8 subnormal
-  // band) and `input_flags` below kNormal - 1 (general path: a subnormal input).
+  MXCONFORM_AVX2 LaneNarrow16()
+      : magnitude_mask_(opaque(_mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask)))),
+        one_(opaque(_mm256_set1_epi16(1))),
+        max_code_(opaque(_mm256_set1_epi16(lane16(Format::kMaxCode)))),
+        window_start_(opaque(_mm256_set1_epi16(lane16(kWindowStart)))),
+        above_quarter_(opaque(_mm256_set1_epi16(lane16(-kNormal + kHalfLessOne)))),
+        half_up_(opaque(_mm256_set1_epi16(lane16(kNormal / 2 - 1 + kHalfLessOne)))),
+        max_code_bytes_(opaque(_mm256_set1_epi8(static_cast<char>(Format::kMaxCode)))),
+        sign_bytes_(opaque(_mm256_set1_epi8(static_cast<char>(Format::kSignMask)))) {}
+
+  // The magnitude bits of sixteen inputs.
+  MXCONFORM_AVX2 __m256i magnitude(__m256i v) const { return _mm256_and_si256(v, magnitude_mask_); }
+
+  // Codes of sixteen inputs `v` whose lanes' D + kHalfLessOne are `rebiased`, with the sign left
+  // out: FP4 codes in [0, 7]; FP8 codes still to be clamped to [0, max code] (fp8_bytes does).
+  // Lanes the formula cannot decide lower `flags` below kWindowWidth (FP8 subnormal band) and
+  // `input_flags` below kNormal - 1 (general path: a subnormal input).
   template <bool kGeneral>
-  MXCONFORM_AVX2 static __m256i codes(__m256i v, __m256i rebiased, __m256i& flags, __m256i& input_flags) {
-    const __m256i magnitude = _mm256_and_si256(v, _mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask)));
+  MXCONFORM_AVX2 __m256i codes(__m256i v, __m256i rebiased, __m256i& flags, __m256i& input_flags) const {
+    const __m256i magnitude = _mm256_and_si256(v, magnitude_mask_);
     const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + kHalfLessOne
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(v, kShift), _mm256_set1_epi16(1));
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(v, kShift), one_);
     __m256i code = _mm256_srai_epi16(_mm256_add_epi16(t, lsb), kShift);
-    code = _mm256_min_epi16(code, _mm256_set1_epi16(lane16(Format::kMaxCode)));
     if (kFp4) {
-      const __m256i normal = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(lane16(kNormal - 1 + kHalfLessOne)));
-      const __m256i above_quarter = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(lane16(-kNormal + kHalfLessOne)));
-      const __m256i half_up = _mm256_cmpgt_epi16(t, _mm256_set1_epi16(lane16(kNormal / 2 - 1 + kHalfLessOne)));
-      const __m256i subnormal = _mm256_sub_epi16(_mm256_setzero_si256(), _mm256_add_epi16(above_quarter, half_up));
-      code = _mm256_blendv_epi8(subnormal, code, normal);
+      // The band's code, 0, 1 or 2, is at least the formula's there (at most 0 below t = 0, and
+      // RNE(t / 2^s) of at most 1 or 2 above), and at most 2, the smallest normal code: so the
+      // larger of the two is right in every lane.
+      const __m256i above_quarter = _mm256_cmpgt_epi16(t, above_quarter_);
+      const __m256i half_up = _mm256_cmpgt_epi16(t, half_up_);
+      const __m256i subnormal = _mm256_sub_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), above_quarter), half_up);
+      code = _mm256_max_epi16(_mm256_min_epi16(code, max_code_), subnormal);
     } else {
-      flags = _mm256_min_epu16(flags, _mm256_sub_epi16(t, _mm256_set1_epi16(lane16(kWindowStart))));
+      flags = _mm256_min_epu16(flags, _mm256_sub_epi16(t, window_start_));
     }
     if (kGeneral) {
       code = _mm256_min_epi16(code, magnitude);  // zeros: 0; every normal input exceeds every code
-      input_flags = _mm256_min_epu16(input_flags, _mm256_sub_epi16(magnitude, _mm256_set1_epi16(1)));
+      input_flags = _mm256_min_epu16(input_flags, _mm256_sub_epi16(magnitude, one_));
     }
     return code;
+  }
+
+  // FP8: 32 codes (two vectors of u16 lanes; with kClamp any int16 value, clamped here to
+  // [0, max code]) and their inputs' signs -> 32 bytes in column order.
+  template <bool kClamp>
+  MXCONFORM_AVX2 __m256i fp8_bytes(__m256i in0, __m256i in1, __m256i codes0, __m256i codes1) const {
+    __m256i magnitudes = _mm256_packus_epi16(codes0, codes1);  // saturates to [0, 255]
+    if (kClamp) magnitudes = _mm256_min_epu8(magnitudes, max_code_bytes_);
+    // The sign bit of each input lands on bit 7 of its signed-saturated byte.
+    const __m256i signs = _mm256_and_si256(_mm256_packs_epi16(in0, in1), sign_bytes_);
+    return _mm256_permute4x64_epi64(_mm256_or_si256(magnitudes, signs), 0b11'01'10'00);
   }
 
   // True when a row's `flags` name a lane in the FP8 subnormal band.
@@ -218,6 +252,16 @@ struct LaneNarrow16 {
     code = _mm256_blendv_epi8(code, subnormal, below_normal);
     return kGeneral ? _mm256_min_epi16(code, magnitude) : code;
   }
+
+ private:
+  __m256i magnitude_mask_;
+  __m256i one_;
+  __m256i max_code_;
+  __m256i window_start_;   // FP8
+  __m256i above_quarter_;  // FP4: t + kHalfLessOne above this is y > 0.25
+  __m256i half_up_;        // FP4: t + kHalfLessOne above this is y >= 0.75
+  __m256i max_code_bytes_;
+  __m256i sign_bytes_;
 };
 
 // Sixteen input elements as two fp32 vectors: `lo` holds columns 0-3 and 8-11, `hi` columns 4-7
@@ -310,63 +354,51 @@ struct Tensor {
   std::uint8_t* scale;
   std::size_t free;
   std::size_t scale_cols;
-  bool stream;        // non-temporal stores: large output, aligned rows
   int nan_code;       // what a NaN becomes before its sign (FP8 NaN policy)
 };
 
-MXCONFORM_AVX2 inline void store_bytes(__m256i* to, __m256i bytes, bool stream) {
-  if (stream) {
-    _mm256_stream_si256(to, bytes);
+template <bool kStream>
+MXCONFORM_AVX2 inline void store_bytes(void* to, __m256i bytes) {
+  if (kStream) {
+    _mm256_stream_si256(static_cast<__m256i*>(to), bytes);
   } else {
-    _mm256_storeu_si256(to, bytes);
+    _mm256_storeu_si256(static_cast<__m256i*>(to), bytes);
   }
 }
 
-MXCONFORM_AVX2 inline void store_bytes(__m128i* to, __m128i bytes, bool stream) {
-  if (stream) {
-    _mm_stream_si128(to, bytes);
+template <bool kStream>
+MXCONFORM_AVX2 inline void store_bytes(void* to, __m128i bytes) {
+  if (kStream) {
+    _mm_stream_si128(static_cast<__m128i*>(to), bytes);
   } else {
-    _mm_storeu_si128(to, bytes);
+    _mm_storeu_si128(static_cast<__m128i*>(to), bytes);
   }
 }
 
-// One row of a chunk: 16 * kVectors codes (u16 lanes, signs not yet applied) packed with the
-// inputs' signs into bytes (FP8) or nibbles (FP4, stride 0; kHighParity as in step 6).
-template <ElementKind kElement, int kHighParity, int kVectors>
-MXCONFORM_AVX2 inline void pack_row(const __m256i (&in)[kVectors], const __m256i (&codes)[kVectors],
-                                    std::uint8_t* out, bool stream) {
-  using Format = typename ElementFormat<kElement>::Type;
-  if constexpr (kElement != ElementKind::kFp4E2m1) {
-    // The sign bit of each input lands on bit 7 of its signed-saturated byte.
-    const __m256i sign_bit = _mm256_set1_epi8(static_cast<char>(Format::kSignMask));
-    #pragma GCC unroll 8
-    for (int pair = 0; pair < kVectors / 2; ++pair) {
-      const __m256i magnitudes = _mm256_packus_epi16(codes[2 * pair], codes[2 * pair + 1]);  // negatives -> 0
-      const __m256i signs = _mm256_and_si256(_mm256_packs_epi16(in[2 * pair], in[2 * pair + 1]), sign_bit);
-      const __m256i bytes = _mm256_permute4x64_epi64(_mm256_or_si256(magnitudes, signs), 0b11'01'10'00);
-      store_bytes(reinterpret_cast<__m256i*>(out) + pair, bytes, stream);
-    }
+// FP4: one row of a chunk, 16 * kVectors codes in [0, 7] and their inputs' signs -> nibbles
+// (stride 0; kHighParity as in step 6).
+template <int kHighParity, bool kStream, int kVectors>
+MXCONFORM_AVX2 inline void store_fp4_row(const __m256i (&in)[kVectors], const __m256i (&codes)[kVectors], std::uint8_t* out) {
+  using Format = E2M1;
+  // Element pairs (2j, 2j + 1) as u32 lanes -> one byte of two nibbles by a multiply-add.
+  constexpr int kNibble = 1 << Format::kBits;
+  const __m256i weights = _mm256_set1_epi32(kHighParity == 1 ? (kNibble << 16 | 1) : (1 << 16 | kNibble));
+  constexpr int kSignShift = Bfloat16::kBits - Format::kBits;
+  const __m256i sign_bit = _mm256_set1_epi16(lane16(Format::kSignMask));
+  __m256i pairs[kVectors];
+  #pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v) {
+    const __m256i signed_codes = _mm256_or_si256(codes[v], _mm256_and_si256(_mm256_srli_epi16(in[v], kSignShift), sign_bit));
+    pairs[v] = _mm256_madd_epi16(signed_codes, weights);  // u32: 8 bytes per vector, 4 | 4
+  }
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  if constexpr (kVectors == 4) {
+    const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(pairs[0], pairs[1]), _mm256_packus_epi32(pairs[2], pairs[3]));
+    store_bytes<kStream>(out, _mm256_permutevar8x32_epi32(bytes, order));
   } else {
-    // Element pairs (2j, 2j + 1) as u32 lanes -> one byte of two nibbles by a multiply-add.
-    constexpr int kNibble = 1 << Format::kBits;
-    const __m256i weights = _mm256_set1_epi32(kHighParity == 1 ? (kNibble << 16 | 1) : (1 << 16 | kNibble));
-    constexpr int kSignShift = Bfloat16::kBits - Format::kBits;
-    const __m256i sign_bit = _mm256_set1_epi16(lane16(Format::kSignMask));
-    __m256i pairs[kVectors];
-    #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) {
-      const __m256i signed_codes = _mm256_or_si256(codes[v], _mm256_and_si256(_mm256_srli_epi16(in[v], kSignShift), sign_bit));
-      pairs[v] = _mm256_madd_epi16(signed_codes, weights);  // u32: 8 bytes per vector, 4 | 4
-    }
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    if constexpr (kVectors == 4) {
-      const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(pairs[0], pairs[1]), _mm256_packus_epi32(pairs[2], pairs[3]));
-      store_bytes(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(bytes, order), stream);
-    } else {
-      const __m256i words = _mm256_packus_epi32(pairs[0], pairs[1 % kVectors]);
-      const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(words, words), order);
-      store_bytes(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(bytes), stream);
-    }
+    const __m256i words = _mm256_packus_epi32(pairs[0], pairs[1 % kVectors]);
+    const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(words, words), order);
+    store_bytes<kStream>(out, _mm256_castsi256_si128(bytes));
   }
 }
 
@@ -377,20 +409,77 @@ enum class ChunkPath {
   kSpecial,  // a block holds Inf or NaN: every row by the fp32 path with signs and NaN policy
 };
 
-// Steps 4-6 for the 8 rows of a chunk.
-template <InputDtype kInput, ElementKind kElement, int kHighParity, int kVectors, ChunkPath kPath>
-MXCONFORM_AVX2 inline void narrow_rows(const Tensor& t, const std::uint16_t* row, std::uint8_t* out_row,
-                                       const __m256i (&e8m0)[kVectors]) {
+// Steps 4-6 for the 8 rows of a chunk, FP8. Each row is stored as its 16-bit lane codes come;
+// the rare row with a lane the formula cannot decide is then recomputed and stored again.
+template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath>
+MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes,
+                                           const std::uint16_t* row, std::uint8_t* out_row, const __m256i (&e8m0)[kVectors]) {
   using Format = typename ElementFormat<kElement>::Type;
   using Lane16 = LaneNarrow16<kInput, Format>;
-  constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
   constexpr bool kGeneral = kPath == ChunkPath::kGeneral;
-  const std::size_t out_stride = kFp4 ? t.free / 2 : t.free;
+  const __m256i nan_code = _mm256_set1_epi32(t.nan_code);
   __m256i rebiased[kVectors];
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; ++v) rebiased[v] = Lane16::rebias(e8m0[v]);
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += t.free) {
+    if constexpr (kPath == ChunkPath::kSpecial) {
+      #pragma GCC unroll 8
+      for (int v = 0; v < kVectors; v += 2) {
+        const __m256i in0 = load16(row + kVectorCols * v);
+        const __m256i in1 = load16(row + kVectorCols * (v + 1));
+        const __m256i codes0 = fp32_codes<kInput, Format>(in0, e8m0[v], true, nan_code);
+        const __m256i codes1 = fp32_codes<kInput, Format>(in1, e8m0[v + 1], true, nan_code);
+        store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<false>(in0, in1, codes0, codes1));
+      }
+      continue;
+    }
+    __m256i flags = _mm256_set1_epi16(-1);
+    __m256i input_flags = _mm256_set1_epi16(-1);
+    #pragma GCC unroll 8
+    for (int v = 0; v < kVectors; v += 2) {
+      const __m256i in0 = load16(row + kVectorCols * v);
+      const __m256i in1 = load16(row + kVectorCols * (v + 1));
+      const __m256i codes0 = lanes.template codes<kGeneral>(in0, rebiased[v], flags, input_flags);
+      const __m256i codes1 = lanes.template codes<kGeneral>(in1, rebiased[v + 1], flags, input_flags);
+      store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<true>(in0, in1, codes0, codes1));
+    }
+    if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
+      #pragma GCC unroll 8
+      for (int v = 0; v < kVectors; v += 2) {
+        const __m256i in0 = load16(row + kVectorCols * v);
+        const __m256i in1 = load16(row + kVectorCols * (v + 1));
+        const __m256i codes0 = fp32_codes<kInput, Format>(in0, e8m0[v], false, nan_code);
+        const __m256i codes1 = fp32_codes<kInput, Format>(in1, e8m0[v + 1], false, nan_code);
+        store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<false>(in0, in1, codes0, codes1));
+      }
+    } else if (Lane16::in_subnormal_band(flags)) {
+      #pragma GCC unroll 8
+      for (int v = 0; v < kVectors; v += 2) {
+        const __m256i in0 = load16(row + kVectorCols * v);
+        const __m256i in1 = load16(row + kVectorCols * (v + 1));
+        __m256i unused = _mm256_setzero_si256();
+        __m256i codes0 = lanes.template codes<kGeneral>(in0, rebiased[v], unused, unused);
+        __m256i codes1 = lanes.template codes<kGeneral>(in1, rebiased[v + 1], unused, unused);
+        codes0 = Lane16::template with_subnormal_band<kGeneral>(in0, rebiased[v], codes0);
+        codes1 = Lane16::template with_subnormal_band<kGeneral>(in1, rebiased[v + 1], codes1);
+        store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<true>(in0, in1, codes0, codes1));
+      }
+    }
+  }
+}
+
+// Steps 4-6 for the 8 rows of a chunk, FP4 (its subnormal band is decided in the lanes).
+template <InputDtype kInput, int kHighParity, bool kStream, int kVectors, ChunkPath kPath>
+MXCONFORM_AVX2 inline void narrow_rows_fp4(const Tensor& t, const LaneNarrow16<kInput, E2M1>& lanes,
+                                           const std::uint16_t* row, std::uint8_t* out_row, const __m256i (&e8m0)[kVectors]) {
+  using Format = E2M1;
+  using Lane16 = LaneNarrow16<kInput, Format>;
+  constexpr bool kGeneral = kPath == ChunkPath::kGeneral;
   const __m256i nan_code = _mm256_set1_epi32(t.nan_code);
-  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out_stride) {
+  __m256i rebiased[kVectors];
+  #pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v) rebiased[v] = Lane16::rebias(e8m0[v]);
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += t.free / 2) {
     __m256i in[kVectors];
     __m256i codes[kVectors];
     #pragma GCC unroll 8
@@ -399,49 +488,52 @@ MXCONFORM_AVX2 inline void narrow_rows(const Tensor& t, const std::uint16_t* row
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], true, nan_code);
     } else {
-      __m256i flags = _mm256_set1_epi16(-1);
+      __m256i flags = _mm256_set1_epi16(-1);  // FP4 flags no lanes
       __m256i input_flags = _mm256_set1_epi16(-1);
       #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) codes[v] = Lane16::template codes<kGeneral>(in[v], rebiased[v], flags, input_flags);
+      for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], flags, input_flags);
       if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
         #pragma GCC unroll 8
         for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], false, nan_code);
-      } else if (Lane16::in_subnormal_band(flags)) {
-        if constexpr (!Lane16::kFp4) {
-          #pragma GCC unroll 8
-          for (int v = 0; v < kVectors; ++v) codes[v] = Lane16::template with_subnormal_band<kGeneral>(in[v], rebiased[v], codes[v]);
-        }
       }
     }
-    pack_row<kElement, kHighParity>(in, codes, out_row, t.stream);
+    store_fp4_row<kHighParity, kStream>(in, codes, out_row);
   }
 }
 
 // One chunk: partition group g, columns [col, col + 16 * kVectors): 4 * kVectors blocks.
 // Writes the data bytes and the blocks' E8M0 bytes.
-template <InputDtype kInput, ElementKind kElement, int kHighParity, int kVectors>
-MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t col, std::size_t scale_row, int bias) {
+template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, int kVectors>
+MXCONFORM_AVX2 inline void quantize_chunk(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes,
+                                          std::size_t g, std::size_t col, std::size_t scale_row, int bias) {
   using Format = typename ElementFormat<kElement>::Type;
   using Lane16 = LaneNarrow16<kInput, Format>;
   constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
   const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
   std::uint8_t* out_row = t.data + (g * kBlockRows * t.free + col) / (kFp4 ? 2 : 1);
-  const __m256i magnitude_mask = _mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask));
 
   // Steps 1-2: maxima of magnitude bits over the 8 rows, then over each block's 4 columns.
+  // Float16 also tracks the smallest magnitude: a chunk without zeros and subnormal inputs takes
+  // the clean path whatever its scales (they are common, so the general path would be too).
+  constexpr bool kTrackSmallest = kInput == InputDtype::kFloat16;
   __m256i maxima[kVectors];
+  __m256i smallest = _mm256_set1_epi16(-1);
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; ++v) maxima[v] = _mm256_setzero_si256();
   #pragma GCC unroll 8
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const std::uint16_t* row = base + r * t.free;
-    #pragma GCC unroll 8
-    for (int line = 0; line < (kVectors + 1) / 2; ++line) {
-      _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchElements + 2 * kVectorCols * line), _MM_HINT_T0);
+    if (kStream) {  // the input streams from memory too; at smaller sizes prefetching is pure cost
+      #pragma GCC unroll 8
+      for (int line = 0; line < (kVectors + 1) / 2; ++line) {
+        _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchElements + 2 * kVectorCols * line), _MM_HINT_T0);
+      }
     }
     #pragma GCC unroll 8
     for (int v = 0; v < kVectors; ++v) {
-      maxima[v] = _mm256_max_epu16(maxima[v], _mm256_and_si256(load16(row + kVectorCols * v), magnitude_mask));
+      const __m256i magnitude = lanes.magnitude(load16(row + kVectorCols * v));
+      maxima[v] = _mm256_max_epu16(maxima[v], magnitude);
+      if (kTrackSmallest) smallest = _mm256_min_epu16(smallest, magnitude);
     }
   }
   // Step 3, per lane: each lane holds its block's E8M0.
@@ -465,15 +557,28 @@ MXCONFORM_AVX2 void quantize_chunk(const Tensor& t, std::size_t g, std::size_t c
   }
   const bool special = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
                            highest, _mm256_set1_epi16(lane16(Float32::kExponentFieldMax)))) != 0;
-  // E8M0 >= kMinE8m0 for every block, i.e. field >= kMinE8m0 + bias (kMinE8m0 > 1).
-  const bool clean = _mm256_movemask_epi8(_mm256_cmpgt_epi16(
-                         _mm256_set1_epi16(lane16(Lane16::kMinE8m0 + bias)), lowest)) == 0;
-  if (special) {
-    narrow_rows<kInput, kElement, kHighParity, kVectors, ChunkPath::kSpecial>(t, base, out_row, e8m0);
-  } else if (clean) {
-    narrow_rows<kInput, kElement, kHighParity, kVectors, ChunkPath::kClean>(t, base, out_row, e8m0);
+  // Clean: E8M0 >= kMinE8m0 for every block, i.e. field >= kMinE8m0 + bias (kMinE8m0 > 1), or
+  // every input normal.
+  bool clean = _mm256_movemask_epi8(_mm256_cmpgt_epi16(_mm256_set1_epi16(lane16(Lane16::kMinE8m0 + bias)), lowest)) == 0;
+  if (kTrackSmallest && !clean) {
+    clean = _mm256_movemask_epi8(_mm256_cmpgt_epi16(_mm256_set1_epi16(lane16(Lane16::kNormal)), smallest)) == 0;
+  }
+  if constexpr (kFp4) {
+    if (special) {
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out_row, e8m0);
+    } else if (clean) {
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out_row, e8m0);
+    } else {
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out_row, e8m0);
+    }
   } else {
-    narrow_rows<kInput, kElement, kHighParity, kVectors, ChunkPath::kGeneral>(t, base, out_row, e8m0);
+    if (special) {
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out_row, e8m0);
+    } else if (clean) {
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out_row, e8m0);
+    } else {
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out_row, e8m0);
+    }
   }
 }
 
@@ -495,9 +600,10 @@ void quantize_tail(const QuantizeConfig& config, const Tensor& t, std::size_t g,
   }
 }
 
-template <InputDtype kInput, ElementKind kElement, int kHighParity>
+template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
 MXCONFORM_AVX2 void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
   const int bias = emax_bias(config);
+  const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type> lanes;
   const std::size_t groups = config.partitions / kBlockRows;
   const std::size_t wide_cols = t.free - t.free % kWideChunkCols;
   const bool narrow_chunk = t.free - wide_cols >= kNarrowChunkCols;
@@ -505,38 +611,40 @@ MXCONFORM_AVX2 void quantize_tensor(const QuantizeConfig& config, const Tensor& 
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t scale_row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(g) : g;
     for (std::size_t col = 0; col < wide_cols; col += kWideChunkCols) {
-      quantize_chunk<kInput, kElement, kHighParity, kWideVectors>(t, g, col, scale_row, bias);
+      quantize_chunk<kInput, kElement, kHighParity, kStream, kWideVectors>(t, lanes, g, col, scale_row, bias);
     }
-    if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kNarrowVectors>(t, g, wide_cols, scale_row, bias);
+    if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kStream, kNarrowVectors>(t, lanes, g, wide_cols, scale_row, bias);
     if (vector_cols < t.free) quantize_tail(config, t, g, vector_cols, scale_row);
   }
-  if (t.stream) _mm_sfence();
+  if (kStream) _mm_sfence();
 }
 
-// The one dispatch point: picks the kernel instantiation for the dtypes and parity.
+// The one dispatch point: picks the kernel instantiation for the dtypes, parity and store kind.
 using TensorKernel = void (*)(const QuantizeConfig&, const Tensor&);
-template <InputDtype kInput>
-TensorKernel select_for_input(const QuantizeConfig& config) {
+template <InputDtype kInput, bool kStream>
+TensorKernel select_for(const QuantizeConfig& config) {
   switch (info(config.output).element) {
-    case ElementKind::kFp8E4m3fn: return quantize_tensor<kInput, ElementKind::kFp8E4m3fn, 0>;
-    case ElementKind::kFp8E5m2: return quantize_tensor<kInput, ElementKind::kFp8E5m2, 0>;
+    case ElementKind::kFp8E4m3fn: return quantize_tensor<kInput, ElementKind::kFp8E4m3fn, 0, kStream>;
+    case ElementKind::kFp8E5m2: return quantize_tensor<kInput, ElementKind::kFp8E5m2, 0, kStream>;
     case ElementKind::kFp4E2m1:
-      return config.fp4_high_parity == 1 ? quantize_tensor<kInput, ElementKind::kFp4E2m1, 1>
-                                         : quantize_tensor<kInput, ElementKind::kFp4E2m1, 0>;
+      return config.fp4_high_parity == 1 ? quantize_tensor<kInput, ElementKind::kFp4E2m1, 1, kStream>
+                                         : quantize_tensor<kInput, ElementKind::kFp4E2m1, 0, kStream>;
   }
   return nullptr;
 }
 
-TensorKernel select_kernel(const QuantizeConfig& config) {
-  return config.input == InputDtype::kBfloat16 ? select_for_input<InputDtype::kBfloat16>(config)
-                                               : select_for_input<InputDtype::kFloat16>(config);
+TensorKernel select_kernel(const QuantizeConfig& config, bool stream) {
+  if (config.input == InputDtype::kBfloat16) {
+    return stream ? select_for<InputDtype::kBfloat16, true>(config) : select_for<InputDtype::kBfloat16, false>(config);
+  }
+  return stream ? select_for<InputDtype::kFloat16, true>(config) : select_for<InputDtype::kFloat16, false>(config);
 }
 
 // Non-temporal stores pay off once the output no longer fits in the caches, and need every row's
-// chunk stores aligned (32 bytes for FP8, 16 for FP4).
+// chunk stores aligned (32 bytes; an FP4 narrow chunk stores 16 at a 32-byte boundary).
 bool use_streaming_stores(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
   constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
-  constexpr std::size_t alignment = sizeof(__m256i);  // FP4 narrow chunks store 16 of it
+  constexpr std::size_t alignment = 32;
   const std::size_t row_bytes = is_fp4(config.output) ? config.free / 2 : config.free;
   return data_bytes >= kStreamingThreshold && reinterpret_cast<std::uintptr_t>(data) % alignment == 0 &&
          row_bytes % alignment == 0;
@@ -578,9 +686,8 @@ class Avx2Backend final : public Implementation {
   void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
                 std::uint8_t* scale) const override {
     const Geometry g = geometry(config);
-    const Tensor t{input, data, scale, config.free, g.block_cols,
-                   use_streaming_stores(config, data, g.data_bytes), nan_code(config)};
-    select_kernel(config)(config, t);
+    const Tensor t{input, data, scale, config.free, g.block_cols, nan_code(config)};
+    select_kernel(config, use_streaming_stores(config, data, g.data_bytes))(config, t);
     if (is_fp4(config.output) && config.fp4_lane_stride > 1) {
       reverse_windows_avx2(data, g.data_bytes, config.fp4_lane_stride);
     }
