@@ -26,10 +26,18 @@ __attribute__((target("avx2"))) __m256i top_nibbles_of_pairs(__m256i pairs) {
   return _mm256_madd_epi16(nibbles, _mm256_set1_epi32(kSecondWeight << 16 | kFirstWeight));
 }
 
-}  // namespace
+template <bool kStream>
+__attribute__((target("avx2"))) void store(std::uint8_t* to, __m256i bytes) {
+  if (kStream) {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(to), bytes);
+  } else {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), bytes);
+  }
+}
 
-__attribute__((target("avx2"))) void sol_fp8(const std::uint16_t* input, std::size_t elements,
-                                             std::uint8_t* data, std::uint8_t* scale) {
+template <bool kStream>
+__attribute__((target("avx2"))) void sol_fp8_kernel(const std::uint16_t* input, std::size_t elements, std::uint8_t* data,
+                                             std::uint8_t* scale) {
   // Per 32 elements: two loads, the high byte of each element (shift, pack), one 32-byte store
   // and one scale byte. The pack interleaves 128-bit lanes; the order of SoL bytes is
   // irrelevant.
@@ -37,13 +45,15 @@ __attribute__((target("avx2"))) void sol_fp8(const std::uint16_t* input, std::si
     const __m256i low = _mm256_srli_epi16(load(input + i), kByteBits);
     const __m256i high = _mm256_srli_epi16(load(input + i + kVectorElements), kByteBits);
     const __m256i bytes = _mm256_packus_epi16(low, high);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(data + i), bytes);
+    store<kStream>(data + i, bytes);
     scale[i / kScaleGroup] = static_cast<std::uint8_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(bytes)));
   }
+  if (kStream) _mm_sfence();
 }
 
-__attribute__((target("avx2"))) void sol_fp4(const std::uint16_t* input, std::size_t elements,
-                                             std::uint8_t* data, std::uint8_t* scale) {
+template <bool kStream>
+__attribute__((target("avx2"))) void sol_fp4_kernel(const std::uint16_t* input, std::size_t elements, std::uint8_t* data,
+                                             std::uint8_t* scale) {
   // Per 64 elements: four loads; each pair of elements becomes one byte from their top
   // nibbles; three packs narrow 32 -> 16 -> 8 bits; one 32-byte store and two scale bytes.
   for (std::size_t i = 0; i < elements; i += 4 * kVectorElements) {
@@ -52,10 +62,26 @@ __attribute__((target("avx2"))) void sol_fp4(const std::uint16_t* input, std::si
     const __m256i words1 = _mm256_packus_epi32(top_nibbles_of_pairs(load(input + i + 2 * kVectorElements)),
                                                top_nibbles_of_pairs(load(input + i + 3 * kVectorElements)));
     const __m256i bytes = _mm256_packus_epi16(words0, words1);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(data + i / 2), bytes);
+    store<kStream>(data + i / 2, bytes);
     const auto two_scales = static_cast<std::uint16_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(bytes)));
     std::memcpy(scale + i / kScaleGroup, &two_scales, sizeof two_scales);
   }
+  if (kStream) _mm_sfence();
+}
+
+}  // namespace
+
+void sol_fp8(const std::uint16_t* input, std::size_t elements, std::uint8_t* data, std::uint8_t* scale) {
+  sol_fp8_kernel<false>(input, elements, data, scale);
+}
+void sol_fp8_streaming(const std::uint16_t* input, std::size_t elements, std::uint8_t* data, std::uint8_t* scale) {
+  sol_fp8_kernel<true>(input, elements, data, scale);
+}
+void sol_fp4(const std::uint16_t* input, std::size_t elements, std::uint8_t* data, std::uint8_t* scale) {
+  sol_fp4_kernel<false>(input, elements, data, scale);
+}
+void sol_fp4_streaming(const std::uint16_t* input, std::size_t elements, std::uint8_t* data, std::uint8_t* scale) {
+  sol_fp4_kernel<true>(input, elements, data, scale);
 }
 
 __attribute__((target("avx2"))) void copy_non_temporal(const void* source, void* destination,

@@ -7,11 +7,12 @@
 
 namespace mxconform::bench::avx2 {
 
-// As SolKernel (speed_of_light.h), FP8 and FP4 families.
-__attribute__((target("avx2"))) void sol_fp8(const std::uint16_t* input, std::size_t elements,
-                                             std::uint8_t* data, std::uint8_t* scale);
-__attribute__((target("avx2"))) void sol_fp4(const std::uint16_t* input, std::size_t elements,
-                                             std::uint8_t* data, std::uint8_t* scale);
+// As SolKernel (speed_of_light.h), FP8 and FP4 families, with ordinary or streaming
+// (non-temporal, 32-byte aligned data) stores.
+void sol_fp8(const std::uint16_t* input, std::size_t elements, std::uint8_t* data, std::uint8_t* scale);
+void sol_fp8_streaming(const std::uint16_t* input, std::size_t elements, std::uint8_t* data, std::uint8_t* scale);
+void sol_fp4(const std::uint16_t* input, std::size_t elements, std::uint8_t* data, std::uint8_t* scale);
+void sol_fp4_streaming(const std::uint16_t* input, std::size_t elements, std::uint8_t* data, std::uint8_t* scale);
 
 // As copy_non_temporal (copy_baseline.h), with 32-byte streaming stores.
 __attribute__((target("avx2"))) void copy_non_temporal(const void* source, void* destination,

@@ -1,8 +1,7 @@
 // `mxconform bench`: registers every case at run time and hands the run to Google Benchmark.
 #include "bench.h"
 
-#include <time.h>
-
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -27,32 +26,43 @@ namespace {
 
 constexpr std::string_view kOracleName = "oracle";
 
-// CPU seconds this thread has run: the clock Google Benchmark's CPU time (the time its
-// items_per_second divides by) reads for a single-threaded benchmark.
-double thread_cpu_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
+double seconds(std::chrono::steady_clock::duration elapsed) { return std::chrono::duration<double>(elapsed).count(); }
 
-// sol_ratio: this case's items per second divided by the best items per second of the
-// speed-of-light kernel for the same size and output family (speed_of_light.h), measured
-// earlier in the same run on the same buffers. Both move the same bytes per element, so it is
-// also the ratio of bytes per second. About 1: the case runs as fast as merely reading its
-// input and writing its output; well below 1: it is compute-bound. The case's rate here is
-// passes * elements over the CPU time of its timed loop, as for items_per_second; the reference
-// is a best-of-samples figure, so the SoL benchmark's own sol_ratio sits near, usually just
-// below, 1 (on a noisy machine it can land on either side).
+// Runs `subject` and the speed-of-light reference for (size, family) in turn, once per benchmark
+// iteration, and times each with the steady clock. The benchmark's time is the subject's alone
+// (manual time, so items_per_second and bytes_per_second are the subject's). sol_ratio is the
+// reference's total time over the subject's, over the same iterations: a subject that only
+// moved its bytes would score about 1, a compute-bound one less. Pairing the two makes the ratio
+// robust to the machine's load changing during the run, which both then see.
 //
 // (A plain counter rather than a kIsRate one: Google Benchmark prints rate counters with a
 // "/s" unit, wrong for a dimensionless ratio.)
-void set_throughput_counters(benchmark::State& state, std::size_t elements, const Traffic& bytes,
-                             double loop_cpu_seconds, double sol_items_per_second) {
-  const auto passes = static_cast<double>(state.iterations());
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(elements));
+template <class Subject>
+void time_paired(benchmark::State& state, Workspace& workspace, const BenchSize& size, OutputFamily family,
+                 const Traffic& bytes, Subject&& subject) {
+  using Clock = std::chrono::steady_clock;
+  const Workspace::SolReference& reference = workspace.sol_reference(size, family);
+  const std::uint16_t* sol_input = workspace.input(size, InputDtype::kBfloat16);
+  std::uint8_t* data = workspace.data(size);
+  std::uint8_t* scale = workspace.scale(size);
+  double subject_seconds = 0.0;
+  double reference_seconds = 0.0;
+  for (auto _ : state) {
+    const Clock::time_point start = Clock::now();
+    subject();
+    benchmark::ClobberMemory();
+    const Clock::time_point middle = Clock::now();
+    reference.kernel(sol_input, size.elements(), data, scale);
+    benchmark::ClobberMemory();
+    const Clock::time_point end = Clock::now();
+    state.SetIterationTime(seconds(middle - start));
+    subject_seconds += seconds(middle - start);
+    reference_seconds += seconds(end - middle);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(size.elements()));
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.total()));
-  const double items_per_second = passes * static_cast<double>(elements) / loop_cpu_seconds;
-  state.counters["sol_ratio"] = items_per_second / sol_items_per_second;
+  state.counters["sol_ratio"] = subject_seconds > 0.0 ? reference_seconds / subject_seconds : 0.0;
+  state.SetLabel("sol: " + std::string(reference.stores));
 }
 
 void time_quantize(benchmark::State& state, Workspace& workspace, const Implementation& impl,
@@ -60,30 +70,18 @@ void time_quantize(benchmark::State& state, Workspace& workspace, const Implemen
   const std::uint16_t* input = workspace.input(size, config.input);
   std::uint8_t* data = workspace.data(size);
   std::uint8_t* scale = workspace.scale(size);
-  const double sol = workspace.sol_items_per_second(size, family);
-  const double start = thread_cpu_seconds();
-  for (auto _ : state) {
-    impl.quantize(config, input, data, scale);
-    benchmark::ClobberMemory();
-  }
-  const double loop_seconds = thread_cpu_seconds() - start;
-  set_throughput_counters(state, size.elements(), traffic(config), loop_seconds, sol);
+  time_paired(state, workspace, size, family, traffic(config), [&] { impl.quantize(config, input, data, scale); });
 }
 
+// The reference kernel itself, paired with itself: its sol_ratio shows how far apart two
+// measurements of the same work land on this machine.
 void time_sol(benchmark::State& state, Workspace& workspace, const BenchSize& size, OutputFamily family) {
   const std::uint16_t* input = workspace.input(size, InputDtype::kBfloat16);
   std::uint8_t* data = workspace.data(size);
   std::uint8_t* scale = workspace.scale(size);
-  const double sol = workspace.sol_items_per_second(size, family);
-  const SolKernel kernel = sol_kernel(family);
+  const SolKernel kernel = workspace.sol_reference(size, family).kernel;
   const QuantizeConfig config = case_config(size, InputDtype::kBfloat16, family_dtype(family));
-  const double start = thread_cpu_seconds();
-  for (auto _ : state) {
-    kernel(input, size.elements(), data, scale);
-    benchmark::ClobberMemory();
-  }
-  const double loop_seconds = thread_cpu_seconds() - start;
-  set_throughput_counters(state, size.elements(), traffic(config), loop_seconds, sol);
+  time_paired(state, workspace, size, family, traffic(config), [&] { kernel(input, size.elements(), data, scale); });
 }
 
 enum class CopyKind { kMemcpy, kNonTemporal };
@@ -151,7 +149,8 @@ void register_size(Workspace& workspace, const BenchSize& size, const std::vecto
   }
   for (OutputFamily family : {OutputFamily::kFp8, OutputFamily::kFp4}) {
     benchmark::RegisterBenchmark(("sol/" + std::string(name(family)) + suffix).c_str(), time_sol, std::ref(workspace),
-                                 size, family);
+                                 size, family)
+        ->UseManualTime();
   }
   for (const Implementation* impl : backends) {
     for (InputDtype input : kInputDtypes) {
@@ -165,7 +164,8 @@ void register_size(Workspace& workspace, const BenchSize& size, const std::vecto
           continue;
         }
         benchmark::RegisterBenchmark(case_name.c_str(), time_quantize, std::ref(workspace), std::cref(*impl), size,
-                                     config, output.family);
+                                     config, output.family)
+            ->UseManualTime();
       }
     }
   }

@@ -40,9 +40,12 @@ bool use_avx2() {
 
 }  // namespace
 
-SolKernel sol_kernel(OutputFamily family) {
-  if (use_avx2()) return family == OutputFamily::kFp8 ? avx2::sol_fp8 : avx2::sol_fp4;
-  return family == OutputFamily::kFp8 ? scalar_sol_fp8 : scalar_sol_fp4;
+SolKernels sol_kernels(OutputFamily family) {
+  if (use_avx2()) {
+    return family == OutputFamily::kFp8 ? SolKernels{avx2::sol_fp8, avx2::sol_fp8_streaming}
+                                        : SolKernels{avx2::sol_fp4, avx2::sol_fp4_streaming};
+  }
+  return SolKernels{family == OutputFamily::kFp8 ? scalar_sol_fp8 : scalar_sol_fp4, nullptr};
 }
 
 std::string_view sol_kernel_isa() { return use_avx2() ? "avx2" : "scalar"; }

@@ -17,9 +17,14 @@ namespace mxconform::bench {
 using SolKernel = void (*)(const std::uint16_t* input, std::size_t elements, std::uint8_t* data,
                            std::uint8_t* scale);
 
-// The kernel for `family`: AVX2 when this CPU has it, portable C++ otherwise; chosen once.
-SolKernel sol_kernel(OutputFamily family);
-// "avx2" or "scalar": which kernels sol_kernel() returns.
+// The kernels for `family`: AVX2 when this CPU has it, portable C++ otherwise; chosen once.
+// `streaming` uses non-temporal stores (data 32-byte aligned); null without AVX2.
+struct SolKernels {
+  SolKernel ordinary;
+  SolKernel streaming;
+};
+SolKernels sol_kernels(OutputFamily family);
+// "avx2" or "scalar": which kernels sol_kernels() returns.
 std::string_view sol_kernel_isa();
 
 // The best throughput, in elements per second, of `kernel` over a few steady-clock samples

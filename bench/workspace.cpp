@@ -32,11 +32,17 @@ std::uint8_t* Workspace::copy_destination(const BenchSize& size) {
   return slot->second.data();
 }
 
-double Workspace::sol_items_per_second(const BenchSize& size, OutputFamily family) {
-  auto [slot, inserted] = sol_items_per_second_.try_emplace({key(size), family}, 0.0);
+const Workspace::SolReference& Workspace::sol_reference(const BenchSize& size, OutputFamily family) {
+  auto [slot, inserted] = sol_references_.try_emplace({key(size), family});
   if (inserted) {
-    slot->second = best_items_per_second(sol_kernel(family), input(size, InputDtype::kBfloat16),
-                                         size.elements(), data(size), scale(size));
+    const SolKernels kernels = sol_kernels(family);
+    const std::uint16_t* in = input(size, InputDtype::kBfloat16);
+    slot->second = SolReference{kernels.ordinary, "ordinary stores"};
+    if (kernels.streaming != nullptr &&
+        best_items_per_second(kernels.streaming, in, size.elements(), data(size), scale(size)) >
+            best_items_per_second(kernels.ordinary, in, size.elements(), data(size), scale(size))) {
+      slot->second = SolReference{kernels.streaming, "streaming stores"};
+    }
   }
   return slot->second;
 }

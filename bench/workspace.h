@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
 #include "aligned_buffer.h"
 #include "bench_cases.h"
+#include "speed_of_light.h"
 #include "mxconform/dtype.h"
 
 namespace mxconform::bench {
@@ -24,9 +26,14 @@ class Workspace {
   std::uint8_t* scale(const BenchSize& size);
   // A destination for copying the whole input of `size`.
   std::uint8_t* copy_destination(const BenchSize& size);
-  // Best elements per second of the speed-of-light kernel for (size, family), measured once
-  // on the same input, data and scale buffers the quantize cases use.
-  double sol_items_per_second(const BenchSize& size, OutputFamily family);
+  // The speed-of-light reference for (size, family): of the ordinary-store and streaming-store
+  // kernels, the one with the better best-of-samples throughput, measured once on the same
+  // input, data and scale buffers the quantize cases use.
+  struct SolReference {
+    SolKernel kernel = nullptr;
+    std::string_view stores;  // "ordinary stores" or "streaming stores"
+  };
+  const SolReference& sol_reference(const BenchSize& size, OutputFamily family);
 
  private:
   using SizeKey = std::pair<std::size_t, std::size_t>;  // (P, F)
@@ -36,7 +43,7 @@ class Workspace {
   std::map<SizeKey, AlignedBuffer<std::uint8_t>> data_;
   std::map<SizeKey, AlignedBuffer<std::uint8_t>> scales_;
   std::map<SizeKey, AlignedBuffer<std::uint8_t>> copy_destinations_;
-  std::map<std::pair<SizeKey, OutputFamily>, double> sol_items_per_second_;
+  std::map<std::pair<SizeKey, OutputFamily>, SolReference> sol_references_;
 };
 
 }  // namespace mxconform::bench

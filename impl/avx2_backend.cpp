@@ -409,8 +409,8 @@ enum class ChunkPath {
   kSpecial,  // a block holds Inf or NaN: every row by the fp32 path with signs and NaN policy
 };
 
-// Steps 4-6 for the 8 rows of a chunk, FP8. Each row is stored as its 16-bit lane codes come;
-// the rare row with a lane the formula cannot decide is then recomputed and stored again.
+// Steps 4-6 for the 8 rows of a chunk, FP8. The rare row with a lane the 16-bit formula cannot
+// decide is recomputed before it is stored.
 template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath>
 MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes,
                                            const std::uint16_t* row, std::uint8_t* out_row, const __m256i (&e8m0)[kVectors]) {
@@ -433,37 +433,25 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
       }
       continue;
     }
+    __m256i in[kVectors];
+    __m256i codes[kVectors];
     __m256i flags = _mm256_set1_epi16(-1);
     __m256i input_flags = _mm256_set1_epi16(-1);
     #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; v += 2) {
-      const __m256i in0 = load16(row + kVectorCols * v);
-      const __m256i in1 = load16(row + kVectorCols * (v + 1));
-      const __m256i codes0 = lanes.template codes<kGeneral>(in0, rebiased[v], flags, input_flags);
-      const __m256i codes1 = lanes.template codes<kGeneral>(in1, rebiased[v + 1], flags, input_flags);
-      store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<true>(in0, in1, codes0, codes1));
+    for (int v = 0; v < kVectors; ++v) {
+      in[v] = load16(row + kVectorCols * v);
+      codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], flags, input_flags);
     }
     if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
       #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; v += 2) {
-        const __m256i in0 = load16(row + kVectorCols * v);
-        const __m256i in1 = load16(row + kVectorCols * (v + 1));
-        const __m256i codes0 = fp32_codes<kInput, Format>(in0, e8m0[v], false, nan_code);
-        const __m256i codes1 = fp32_codes<kInput, Format>(in1, e8m0[v + 1], false, nan_code);
-        store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<false>(in0, in1, codes0, codes1));
-      }
+      for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], false, nan_code);
     } else if (Lane16::in_subnormal_band(flags)) {
       #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; v += 2) {
-        const __m256i in0 = load16(row + kVectorCols * v);
-        const __m256i in1 = load16(row + kVectorCols * (v + 1));
-        __m256i unused = _mm256_setzero_si256();
-        __m256i codes0 = lanes.template codes<kGeneral>(in0, rebiased[v], unused, unused);
-        __m256i codes1 = lanes.template codes<kGeneral>(in1, rebiased[v + 1], unused, unused);
-        codes0 = Lane16::template with_subnormal_band<kGeneral>(in0, rebiased[v], codes0);
-        codes1 = Lane16::template with_subnormal_band<kGeneral>(in1, rebiased[v + 1], codes1);
-        store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<true>(in0, in1, codes0, codes1));
-      }
+      for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template with_subnormal_band<kGeneral>(in[v], rebiased[v], codes[v]);
+    }
+    #pragma GCC unroll 8
+    for (int v = 0; v < kVectors; v += 2) {
+      store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<true>(in[v], in[v + 1], codes[v], codes[v + 1]));
     }
   }
 }
