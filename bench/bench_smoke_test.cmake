@@ -35,6 +35,7 @@ foreach(i RANGE ${last})
     if(NOT ratio GREATER 0)
       message(FATAL_ERROR "${case_name}: sol_ratio ${ratio} is not positive")
     endif()
+
   endif()
 endforeach()
 if(NOT quantize_cases EQUAL 6)

@@ -1,11 +1,5 @@
 #include "speed_of_light.h"
 
-#include <algorithm>
-#include <chrono>
-#include <limits>
-
-#include <benchmark/benchmark.h>
-
 #include "avx2_kernels.h"
 #include "mxconform/cpu_features.h"
 
@@ -16,8 +10,6 @@ constexpr std::size_t kScaleGroup = 32;  // elements per scale byte, as in a qua
 constexpr int kByteBits = 8;
 constexpr int kNibbleBits = 4;
 constexpr std::uint32_t kHighNibble = 0b1111'0000;
-constexpr auto kMinSample = std::chrono::milliseconds(4);
-constexpr int kSamples = 15;
 
 // Portable versions: the same bytes as the AVX2 kernels, in element order.
 void scalar_sol_fp8(const std::uint16_t* input, std::size_t elements, std::uint8_t* data, std::uint8_t* scale) {
@@ -49,28 +41,5 @@ SolKernels sol_kernels(OutputFamily family) {
 }
 
 std::string_view sol_kernel_isa() { return use_avx2() ? "avx2" : "scalar"; }
-
-double best_items_per_second(SolKernel kernel, const std::uint16_t* input, std::size_t elements,
-                             std::uint8_t* data, std::uint8_t* scale) {
-  using Clock = std::chrono::steady_clock;
-  auto time_passes = [&](std::size_t passes) {
-    const Clock::time_point start = Clock::now();
-    for (std::size_t pass = 0; pass < passes; ++pass) {
-      kernel(input, elements, data, scale);
-      benchmark::ClobberMemory();
-    }
-    return std::chrono::duration<double>(Clock::now() - start);
-  };
-  time_passes(1);  // warm-up: caches and TLBs as the benchmarks see them
-  // 1. Double the passes per sample until one sample lasts kMinSample.
-  std::size_t passes = 1;
-  while (time_passes(passes) < kMinSample) passes *= 2;
-  // 2. The fastest of kSamples samples: the least disturbed by the rest of the machine.
-  double best_seconds = std::numeric_limits<double>::infinity();
-  for (int sample = 0; sample < kSamples; ++sample) {
-    best_seconds = std::min(best_seconds, time_passes(passes).count());
-  }
-  return static_cast<double>(elements) * static_cast<double>(passes) / best_seconds;
-}
 
 }  // namespace mxconform::bench

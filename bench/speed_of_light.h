@@ -27,9 +27,4 @@ SolKernels sol_kernels(OutputFamily family);
 // "avx2" or "scalar": which kernels sol_kernels() returns.
 std::string_view sol_kernel_isa();
 
-// The best throughput, in elements per second, of `kernel` over a few steady-clock samples
-// (each long enough that clock resolution does not matter), after one warm-up pass.
-double best_items_per_second(SolKernel kernel, const std::uint16_t* input, std::size_t elements,
-                             std::uint8_t* data, std::uint8_t* scale);
-
 }  // namespace mxconform::bench

@@ -26,9 +26,9 @@ class Workspace {
   std::uint8_t* scale(const BenchSize& size);
   // A destination for copying the whole input of `size`.
   std::uint8_t* copy_destination(const BenchSize& size);
-  // The speed-of-light reference for (size, family): of the ordinary-store and streaming-store
-  // kernels, the one with the better best-of-samples throughput, measured once on the same
-  // input, data and scale buffers the quantize cases use.
+  // The speed-of-light reference for (size, family): the kernel with streaming (non-temporal)
+  // stores at the streaming size, where it is the faster way to move the bytes, and with
+  // ordinary stores at the L2-resident size.
   struct SolReference {
     SolKernel kernel = nullptr;
     std::string_view stores;  // "ordinary stores" or "streaming stores"
