@@ -10,9 +10,10 @@
 //
 // Fast kernels narrow a row of a chunk of blocks at a time and pick a path per chunk or per row
 // from what else is in it. So every E8M0 gets several tensors, one per context, each holding
-// every pattern: alone (all blocks at E8M0 e; patterns that send a row elsewhere, y in the
-// element's subnormal band or a subnormal input, get 64-lane row segments of their own), and
-// with neighbour blocks interleaved with the pattern blocks: all-zero blocks (E8M0 1), blocks at
+// every pattern that fits the context: alone (all blocks at E8M0 e; patterns that send a row
+// elsewhere, y in the element's subnormal band or a subnormal input, get 64-lane row segments of
+// their own), alone without any zero or subnormal input, alone without any zero, and with
+// neighbour blocks interleaved with the pattern blocks: all-zero blocks (E8M0 1), blocks at
 // E8M0 e holding a subnormal-band value in every row, both of those, all-zero blocks plus
 // blocks with a subnormal input in every row, and blocks holding Inf.
 #include <cstdint>
