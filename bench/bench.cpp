@@ -43,9 +43,9 @@ double seconds(std::chrono::steady_clock::duration elapsed) { return std::chrono
 // also runs the same backend on the bfloat16 input in every iteration and reports
 // bfloat16_ratio, the bfloat16 time over its own (1: as fast; 0.8: 20 % slower). (At the L2
 // size the two inputs do not fit in L2 together, so each would evict the other.)
-template <class Subject, class Companion>
 void time_paired(benchmark::State& state, Workspace& workspace, const BenchSize& size, OutputFamily family,
-                 InputDtype input, const Traffic& bytes, Subject&& subject, Companion* companion) {
+                 InputDtype input, const Traffic& bytes, const std::function<void()>& subject,
+                 const std::function<void()>& companion = nullptr) {
   using Clock = std::chrono::steady_clock;
   const Workspace::SolReference& reference = workspace.sol_reference(size, family);
   const std::uint16_t* sol_input = workspace.input(size, input);
@@ -62,8 +62,8 @@ void time_paired(benchmark::State& state, Workspace& workspace, const BenchSize&
     reference.kernel(sol_input, size.elements(), data, scale);
     benchmark::ClobberMemory();
     const Clock::time_point end = Clock::now();
-    if (companion != nullptr) {
-      (*companion)();
+    if (companion) {
+      companion();
       benchmark::ClobberMemory();
       companion_seconds += seconds(Clock::now() - end);
     }
@@ -71,7 +71,7 @@ void time_paired(benchmark::State& state, Workspace& workspace, const BenchSize&
     subject_seconds += seconds(middle - start);
     reference_seconds += seconds(end - middle);
   }
-  if (companion != nullptr) state.counters["bfloat16_ratio"] = companion_seconds / subject_seconds;
+  if (companion) state.counters["bfloat16_ratio"] = companion_seconds / subject_seconds;
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(size.elements()));
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.total()));
   state.counters["sol_ratio"] = subject_seconds > 0.0 ? reference_seconds / subject_seconds : 0.0;
@@ -83,17 +83,15 @@ void time_quantize(benchmark::State& state, Workspace& workspace, const Implemen
   const std::uint16_t* input = workspace.input(size, config.input);
   std::uint8_t* data = workspace.data(size);
   std::uint8_t* scale = workspace.scale(size);
-  auto quantize = [&] { impl.quantize(config, input, data, scale); };
-  if (config.input == InputDtype::kBfloat16 || size.elements() < kStreamingSize.elements()) {
-    time_paired(state, workspace, size, family, config.input, traffic(config), quantize,
-                static_cast<decltype(quantize)*>(nullptr));
-    return;
-  }
   QuantizeConfig bfloat16_config = config;
   bfloat16_config.input = InputDtype::kBfloat16;
   const std::uint16_t* bfloat16_input = workspace.input(size, InputDtype::kBfloat16);
-  auto bfloat16_quantize = [&] { impl.quantize(bfloat16_config, bfloat16_input, data, scale); };
-  time_paired(state, workspace, size, family, config.input, traffic(config), quantize, &bfloat16_quantize);
+  std::function<void()> bfloat16_quantize;
+  if (config.input == InputDtype::kFloat16 && size.elements() >= kStreamingSize.elements()) {
+    bfloat16_quantize = [&] { impl.quantize(bfloat16_config, bfloat16_input, data, scale); };
+  }
+  time_paired(state, workspace, size, family, config.input, traffic(config),
+              [&] { impl.quantize(config, input, data, scale); }, bfloat16_quantize);
 }
 
 // The reference kernel itself, paired with itself: its sol_ratio shows how far apart two
@@ -104,9 +102,8 @@ void time_sol(benchmark::State& state, Workspace& workspace, const BenchSize& si
   std::uint8_t* scale = workspace.scale(size);
   const SolKernel kernel = workspace.sol_reference(size, family).kernel;
   const QuantizeConfig config = case_config(size, InputDtype::kBfloat16, family_dtype(family));
-  auto sol = [&] { kernel(input, size.elements(), data, scale); };
-  time_paired(state, workspace, size, family, InputDtype::kBfloat16, traffic(config), sol,
-              static_cast<decltype(sol)*>(nullptr));
+  time_paired(state, workspace, size, family, InputDtype::kBfloat16, traffic(config),
+              [&] { kernel(input, size.elements(), data, scale); });
 }
 
 enum class CopyKind { kMemcpy, kNonTemporal };

@@ -18,15 +18,15 @@ float multiplier(int e8m0) { return from_bits(static_cast<std::uint32_t>(2 * Flo
 
 constexpr std::size_t kSegmentLanes = 64;  // a SIMD chunk row: separated groups are padded to this
 
-std::uint32_t exponent_mask_of(InputDtype dtype) {
-  return dtype == InputDtype::kBfloat16 ? Bfloat16::kExponentMask : Float16::kExponentMask;
-}
-std::uint32_t smallest_normal_of(InputDtype dtype) {
-  return dtype == InputDtype::kBfloat16 ? 1u << Bfloat16::kMantissaBits : 1u << Float16::kMantissaBits;
-}
-std::uint32_t sign_mask_of(InputDtype dtype) {
-  return dtype == InputDtype::kBfloat16 ? Bfloat16::kSignMask : Float16::kSignMask;
-}
+// Bit patterns of an input format, from its definition.
+struct InputBits {
+  explicit InputBits(InputDtype dtype) : format(input_format(dtype)) {}
+  std::uint32_t sign() const { return 1u << (format.bits - 1); }
+  std::uint32_t exponent_mask() const { return ((1u << format.exponent_bits) - 1) << format.mantissa_bits; }
+  std::uint32_t smallest_normal() const { return 1u << format.mantissa_bits; }
+  bool normal_or_special(std::uint32_t bits) const { return (bits & exponent_mask()) != 0; }
+  FormatInfo format;
+};
 
 }  // namespace
 
@@ -89,8 +89,16 @@ enum class Neighbour {
   kSpecial,       // +Inf, and NaN in row 1
 };
 
+// Which inputs a context may hold.
+enum class Inputs {
+  kAll,
+  kNoZero,      // every pattern but the zeros; the filler is the smallest positive subnormal
+  kNormalOnly,  // normal (and Inf/NaN) patterns only; the filler is the smallest positive normal
+};
+
 struct ExhaustiveCampaign::Context {
   const char* name;
+  Inputs inputs;
   std::vector<Neighbour> cycle;  // neighbour blocks, in turn, after each pattern block; empty: none
   bool separate;                 // second-path patterns get row segments of their own
   bool band_trigger;             // needs a subnormal-band value at this E8M0 (FP8 only)
@@ -103,6 +111,7 @@ std::vector<ExhaustiveTensor> ExhaustiveCampaign::tensors(int e8m0) {
   const double subnormal_low = std::ldexp(1.0, -format.bias - format.mantissa_bits);
   const double normal_low = std::ldexp(1.0, 1 - format.bias);
 
+  const InputBits input(config_.input);
   std::vector<std::uint16_t> patterns;
   std::vector<bool> second_path;
   int band_trigger = -1;  // the largest positive pattern with y in the subnormal band
@@ -110,27 +119,25 @@ std::vector<ExhaustiveTensor> ExhaustiveCampaign::tensors(int e8m0) {
     if (fields_[bits] > field) continue;
     const double y = std::fabs(static_cast<double>(input_value(config_.input, static_cast<std::uint16_t>(bits)) * m));
     const bool in_band = y >= subnormal_low && y < normal_low;
-    const bool subnormal_input = fields_[bits] != 0 && (bits & exponent_mask_of(config_.input)) == 0;
+    const bool subnormal_input = fields_[bits] != 0 && !input.normal_or_special(bits);
     patterns.push_back(static_cast<std::uint16_t>(bits));
     second_path.push_back(in_band || (config_.input == InputDtype::kFloat16 && subnormal_input));
-    if (in_band && (bits & sign_mask_of(config_.input)) == 0) band_trigger = static_cast<int>(bits);
+    if (in_band && (bits & input.sign()) == 0) band_trigger = static_cast<int>(bits);
   }
   const bool fp8 = !is_fp4(config_.output);
   const std::vector<Context> contexts = {
-      {"alone", {}, true, false},
-      {"normal-inputs-only", {}, true, false},
-      {"no-zero-inputs", {}, true, false},
-      {"zero-neighbours", {Neighbour::kZero}, true, false},
-      {"band-neighbours", {Neighbour::kBandTrigger}, false, true},
-      {"band-and-zero-neighbours", {Neighbour::kBandTrigger, Neighbour::kZero}, false, true},
-      {"subnormal-input-and-zero-neighbours", {Neighbour::kInputTrigger, Neighbour::kZero}, false, false},
-      {"special-neighbours", {Neighbour::kSpecial}, false, false},
+      {"alone", Inputs::kAll, {}, true, false},
+      {"normal-inputs-only", Inputs::kNormalOnly, {}, true, false},
+      {"no-zero-inputs", Inputs::kNoZero, {}, true, false},
+      {"zero-neighbours", Inputs::kAll, {Neighbour::kZero}, true, false},
+      {"band-neighbours", Inputs::kAll, {Neighbour::kBandTrigger}, false, true},
+      {"band-and-zero-neighbours", Inputs::kAll, {Neighbour::kBandTrigger, Neighbour::kZero}, false, true},
+      {"subnormal-input-and-zero-neighbours", Inputs::kAll, {Neighbour::kInputTrigger, Neighbour::kZero}, false, false},
+      {"special-neighbours", Inputs::kAll, {Neighbour::kSpecial}, false, false},
   };
   std::vector<ExhaustiveTensor> out;
   for (const Context& context : contexts) {
     if (context.band_trigger && (!fp8 || band_trigger < 0)) continue;
-    const auto anchor = static_cast<std::uint32_t>(anchor_of_field_[field]);
-    if (std::string(context.name) == "normal-inputs-only" && (anchor & exponent_mask_of(config_.input)) == 0) continue;
     std::optional<ExhaustiveTensor> t = build(e8m0, context, patterns, second_path, band_trigger);
     if (t) out.push_back(std::move(*t));
   }
@@ -139,14 +146,18 @@ std::vector<ExhaustiveTensor> ExhaustiveCampaign::tensors(int e8m0) {
 
 std::optional<ExhaustiveTensor> ExhaustiveCampaign::build(int e8m0, const Context& context, const std::vector<std::uint16_t>& patterns,
                                            const std::vector<bool>& second_path, int band_trigger) {
-  // Pattern slots, in order; a separated context pads each group to whole row segments.
-  // "normal-inputs-only": no zero or subnormal input anywhere, "no-zero-inputs": no zero (some
-  // kernels pick a faster path for such chunks). The patterns left out are left to the other
-  // contexts; the filler is the smallest positive normal or subnormal input.
-  const bool normal_only = std::string(context.name) == "normal-inputs-only";
-  const bool no_zero = std::string(context.name) == "no-zero-inputs";
-  const std::uint16_t filler =
-      normal_only ? static_cast<std::uint16_t>(smallest_normal_of(config_.input)) : no_zero ? std::uint16_t{1} : std::uint16_t{0};
+  // Pattern slots, in order; a separated context pads each group to whole row segments. A
+  // context without zeros or without non-normal inputs (some kernels pick a faster path for such
+  // chunks) leaves those patterns to the others and fills with the smallest positive input it
+  // may hold.
+  const InputBits input(config_.input);
+  const auto anchor = static_cast<std::uint16_t>(anchor_of_field_[anchor_field(e8m0)]);
+  const bool normal_only = context.inputs == Inputs::kNormalOnly;
+  const bool no_zero = context.inputs == Inputs::kNoZero;
+  if (normal_only && !input.normal_or_special(anchor)) return std::nullopt;
+  const std::uint16_t filler = normal_only ? static_cast<std::uint16_t>(input.smallest_normal())
+                               : no_zero   ? std::uint16_t{1}
+                                           : std::uint16_t{0};
   const bool alone = context.cycle.empty();
   const std::size_t segment = alone ? kSegmentLanes : kSegmentLanes / 2;  // pattern lanes per 64 columns
   std::vector<std::uint16_t> slots;
@@ -154,8 +165,8 @@ std::optional<ExhaustiveTensor> ExhaustiveCampaign::build(int e8m0, const Contex
     for (bool second : {false, true}) {
       for (std::size_t i = 0; i < patterns.size(); ++i) {
         if (second_path[i] != second) continue;
-        if (normal_only && (patterns[i] & exponent_mask_of(config_.input)) == 0) continue;
-        if (no_zero && (patterns[i] & ~sign_mask_of(config_.input)) == 0) continue;
+        if (normal_only && !input.normal_or_special(patterns[i])) continue;
+        if (no_zero && (patterns[i] & ~input.sign()) == 0) continue;
         slots.push_back(patterns[i]);
       }
       slots.resize((slots.size() + segment - 1) / segment * segment, filler);
@@ -178,7 +189,6 @@ std::optional<ExhaustiveTensor> ExhaustiveCampaign::build(int e8m0, const Contex
   t.context = context.name;
   t.input.assign(kBlockRows * columns, filler);
   auto at = [&](std::size_t row, std::size_t col) -> std::uint16_t& { return t.input[row * columns + col]; };
-  const auto anchor = static_cast<std::uint16_t>(anchor_of_field_[anchor_field(e8m0)]);
   const std::size_t blocks = columns / kBlockCols;
   std::size_t next_slot = 0;
   std::vector<std::size_t> pattern_blocks;
@@ -201,7 +211,7 @@ std::optional<ExhaustiveTensor> ExhaustiveCampaign::build(int e8m0, const Contex
         }
         break;
       case Neighbour::kSpecial:
-        at(0, col) = static_cast<std::uint16_t>(exponent_mask_of(config_.input));  // +Inf
+        at(0, col) = static_cast<std::uint16_t>(input.exponent_mask());  // +Inf
         at(1, col + 1) = static_cast<std::uint16_t>(anchor_of_field_[Float32::kExponentFieldMax]);  // NaN
         break;
     }
