@@ -29,7 +29,8 @@ struct CertifyOptions {
   std::string emit_repro_dir;           // write each failure's repro there (never overwriting)
   std::size_t shard_index = 0;          // run the cases whose index % shard_count == shard_index
   std::size_t shard_count = 1;
-  double timeout_seconds = 20;          // per call
+  double timeout_seconds = 20;          // per call; finite and > 0
+  std::uint64_t memory_limit_bytes = std::uint64_t{8} << 30;  // worker address space; 0: no limit
   std::function<void(const std::string& stage, std::size_t done, std::size_t total)> progress;
 };
 

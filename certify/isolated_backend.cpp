@@ -33,6 +33,7 @@ const char* name(Outcome outcome) {
     case Outcome::kWriteUnnamedScaleRow: return "write-unnamed-scale-row";
     case Outcome::kError: return "error";
     case Outcome::kUnsupported: return "not-supported";
+    case Outcome::kNondeterministic: return "nondeterministic";
   }
   return "?";
 }

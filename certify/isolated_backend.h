@@ -27,6 +27,7 @@ enum class Outcome {
   kWriteUnnamedScaleRow,  // changed a physical scale row that no slot names
   kError,                 // returned MXC_STATUS_ERROR
   kUnsupported,           // declared or returned unsupported: its own outcome, never a failure
+  kNondeterministic,      // failed, and the same call run again did something else
 };
 const char* name(Outcome outcome);
 bool is_failure(Outcome outcome);

@@ -1,0 +1,71 @@
+#include "mxconform/safe_text.h"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace mxconform {
+namespace {
+
+// Length of the well-formed UTF-8 sequence of 2 to 4 bytes starting at `at`, or 0 (RFC 3629:
+// no overlong forms, no surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(std::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(text[i]); };
+  const std::uint8_t lead = byte(at);
+  std::size_t length = 0;
+  std::uint8_t low = 0x80, high = 0xBF;  // allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  if (byte(at + 1) < low || byte(at + 1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
+  }
+  // C1 control characters (U+0080..U+009F) act on some terminals: escape them too.
+  if (lead == 0xC2 && byte(at + 1) <= 0x9F) return 0;
+  return length;
+}
+
+std::string escape(std::string_view bytes, std::size_t max_bytes, bool keep_lines) {
+  const std::string_view kept = bytes.substr(0, max_bytes);
+  std::string out;
+  out.reserve(kept.size());
+  for (std::size_t i = 0; i < kept.size();) {
+    const auto byte = static_cast<std::uint8_t>(kept[i]);
+    if (byte == '\\') {
+      out += "\\\\";
+      ++i;
+    } else if ((byte >= 0x20 && byte < 0x7F) || (keep_lines && (byte == '\n' || byte == '\t'))) {
+      out += static_cast<char>(byte);
+      ++i;
+    } else if (const std::size_t length = byte >= 0x80 ? utf8_sequence(kept, i) : 0; length > 0) {
+      out.append(kept.substr(i, length));
+      i += length;
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02X", byte);
+      out += hex;
+      ++i;
+    }
+  }
+  if (bytes.size() > kept.size()) out += "... (" + std::to_string(bytes.size() - kept.size()) + " more bytes)";
+  return out;
+}
+
+}  // namespace
+
+std::string safe_text(std::string_view bytes, std::size_t max_bytes) { return escape(bytes, max_bytes, false); }
+
+std::string safe_multiline_text(std::string_view bytes, std::size_t max_bytes) { return escape(bytes, max_bytes, true); }
+
+}  // namespace mxconform
