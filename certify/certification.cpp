@@ -338,7 +338,7 @@ Certificate run_certification(const CertifyOptions& options) {
                 ": the index must be below the count");
   }
   Certificate certificate;
-  IsolatedBackend backend(options.backend, options.timeout_seconds);
+  IsolatedBackend backend(options.backend, WorkerLimits{options.timeout_seconds, options.memory_limit_bytes});
   const std::vector<std::string> corpus_files =
       wants(options, "corpus") ? corpus::find_corpus_files(options.corpus_paths) : std::vector<std::string>{};
   fill_header(options, backend, corpus_files, certificate);

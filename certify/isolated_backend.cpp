@@ -3,20 +3,29 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <seccomp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
 #include "mxconform/backend_params.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
+#include "mxconform/safe_text.h"
 #include "mxconform/scale_layout.h"
 
 namespace mxconform::certify {
@@ -66,11 +75,14 @@ std::string BackendInfo::undeclared(const QuantizeConfig& config) const {
 namespace {
 
 // ---- The wire between the harness and its worker (fixed-size records over pipes). ----
+// Every field the worker sends is untrusted: strings are cut at their buffer and escaped, sizes
+// and masks are checked, and a response must echo its request's sequence number.
 
 constexpr std::size_t kTextSize = 512;
 enum class RequestKind : std::uint32_t { kDescribe = 1, kQuantize = 2 };
 
 struct Request {
+  std::uint64_t sequence;
   RequestKind kind;
   mxc_quantize_params params;
   std::uint64_t input_bytes;
@@ -79,15 +91,24 @@ struct Request {
 };
 
 struct Response {
+  std::uint64_t sequence;
   std::int32_t status;  // mxc_status, or -1 when the worker could not load the backend
   char message[kTextSize];
   // kDescribe only:
+  char sandbox[kTextSize];  // how the worker confined itself
+  std::uint32_t table_struct_size, info_struct_size, abi_version;
   char name[128];
   char version[128];
   char description[kTextSize];
   std::uint32_t input_dtypes, output_dtypes, emax_modes, fp8_nan_policies, scale_layouts, fp4_high_parities;
   std::uint64_t fp4_lane_strides;
 };
+
+// A string field of a response: up to its first NUL or the end of its buffer, escaped.
+template <std::size_t N>
+std::string field_text(const char (&field)[N]) {
+  return safe_text(std::string_view(field, ::strnlen(field, N)));
+}
 
 // The first page of the shared memory: where the worker's buffers are, and what killed it.
 struct Control {
@@ -101,10 +122,6 @@ struct Control {
 enum Area { kInput = 0, kData = 1, kScale = 2 };
 const char* const kAreaName[3] = {"input", "data", "scale"};
 
-constexpr std::uint8_t kDataFill = 0x5A;    // data bytes before the call; all must be overwritten
-constexpr std::uint8_t kScaleFill = 0x00;   // scale bytes before the call; E8M0 is never 0
-constexpr std::uint8_t kCanary = 0xA5;      // bytes in front of each output buffer
-
 std::size_t page_size() {
   static const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   return kPage;
@@ -115,6 +132,7 @@ std::size_t round_up_pages(std::size_t bytes) {
   return std::max<std::size_t>(1, (bytes + page - 1) / page) * page;
 }
 
+// Blocking whole-record I/O, for the worker's side of the pipes.
 bool write_all(int fd, const void* buffer, std::size_t size) {
   const char* p = static_cast<const char*>(buffer);
   while (size > 0) {
@@ -138,6 +156,29 @@ bool read_all(int fd, void* buffer, std::size_t size) {
   }
   return true;
 }
+
+// The bytes each call pre-fills into the output buffers, the unnamed scale rows and the canaries:
+// a splitmix64 stream seeded by the call's sequence number, so they differ from call to call and
+// a backend cannot know them without reading them.
+class Fill {
+ public:
+  explicit Fill(std::uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 0xD1B54A32D192ED03ull) {}
+  void operator()(char* out, std::size_t size) {
+    for (std::size_t i = 0; i < size; i += 8) {
+      const std::uint64_t word = next();
+      std::memcpy(out + i, &word, std::min<std::size_t>(8, size - i));
+    }
+  }
+
+ private:
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t state_;
+};
 
 // ---- Built-in implementations behind the C ABI. ----
 
@@ -190,14 +231,62 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
   ::signal(signal_number, SIG_DFL);  // the faulting instruction runs again and ends the worker
 }
 
-[[noreturn]] void worker_main(const std::string& spec, int request_fd, int response_fd, int memfd,
-                              std::size_t capacity) {
+// The seccomp filter: the worker (and anything it forks) is killed when it signals a process
+// other than itself, traces or reads another process, leaves its process group, or pushes
+// characters into a terminal. Returns how the worker is confined, for the certificate.
+std::string confine_worker() {
+  const pid_t self = ::getpid();
+  scmp_filter_ctx filter = ::seccomp_init(SCMP_ACT_ALLOW);
+  if (filter == nullptr) return "own session and process group (seccomp unavailable)";
+  const std::uint32_t kill_worker = SCMP_ACT_KILL_PROCESS;
+  const auto self_arg = static_cast<scmp_datum_t>(static_cast<std::uint32_t>(self));
+  int failed = 0;
+  for (int call : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)}) {
+    failed |= ::seccomp_rule_add(filter, kill_worker, call, 1, SCMP_A0_32(SCMP_CMP_NE, self_arg));
+  }
+  for (int call : {SCMP_SYS(tkill), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd),
+                   SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(setsid),
+                   SCMP_SYS(setpgid)}) {
+    failed |= ::seccomp_rule_add(filter, kill_worker, call, 0);
+  }
+  failed |= ::seccomp_rule_add(filter, kill_worker, SCMP_SYS(ioctl), 1, SCMP_A1_64(SCMP_CMP_EQ, TIOCSTI));
+  const int loaded = failed != 0 ? -1 : ::seccomp_load(filter);
+  ::seccomp_release(filter);
+  if (loaded != 0) return "own session and process group (the seccomp filter could not be loaded)";
+  return "seccomp filter (no signals to other processes, no tracing, no leaving the process group), own session "
+         "and process group";
+}
+
+[[noreturn]] void worker_main(const std::string& spec, int request_fd, int response_fd, int stderr_fd, int memfd,
+                              std::size_t capacity, const WorkerLimits& limits) {
+  // 1. Its own session and process group, dead with the harness, no core dumps, bounded memory.
+  ::setsid();
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  const int null_fd = ::open("/dev/null", O_WRONLY);
-  if (null_fd >= 0) ::dup2(null_fd, STDOUT_FILENO);  // keep the harness's terminal clean
+  const rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+#if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer reserves terabytes of shadow memory
+  if (limits.memory_limit_bytes != 0) {
+    const rlimit memory{limits.memory_limit_bytes, limits.memory_limit_bytes};
+    ::setrlimit(RLIMIT_AS, &memory);
+  }
+#endif
+  // 2. Standard streams: no terminal. Only the pipes and the shared memory stay open.
+  const int null_fd = ::open("/dev/null", O_RDWR);
+  ::dup2(null_fd, STDIN_FILENO);
+  ::dup2(null_fd, STDOUT_FILENO);
+  ::dup2(stderr_fd, STDERR_FILENO);
+  int keep[3] = {request_fd, response_fd, memfd};
+  for (int& fd : keep) fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 100);
+  for (int i = 0; i < 3; ++i) ::dup2(keep[i], 3 + i);
+  ::close_range(6, ~0u, 0);
+  request_fd = 3;
+  response_fd = 4;
+  memfd = 5;
+  ::signal(SIGPIPE, SIG_DFL);
 
   const std::size_t page = page_size();
   auto* control = static_cast<Control*>(::mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0));
+  if (control == MAP_FAILED) ::_exit(2);
   g_control = control;
   static char alternate_stack[1 << 16];
   stack_t stack{};
@@ -214,8 +303,12 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
   char* region[3];
   for (int a = 0; a < 3; ++a) {
     region[a] = static_cast<char*>(::mmap(nullptr, capacity + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (region[a] == MAP_FAILED) ::_exit(2);
     control->region[a] = reinterpret_cast<std::uint64_t>(region[a]);
   }
+
+  // 3. Confined before the library's constructors run.
+  const std::string sandbox = confine_worker();
 
   Response response{};
   const mxc_backend* backend = builtin_backend(spec);
@@ -242,32 +335,34 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
 
   Request request{};
   while (read_all(request_fd, &request, sizeof request)) {
+    Response out = response;
+    out.sequence = request.sequence;
     if (response.status == -1) {
-      write_all(response_fd, &response, sizeof response);
-      continue;
-    }
-    Response out{};
-    if (request.kind == RequestKind::kDescribe) {
-      const mxc_backend_info* info = backend->describe ? backend->describe() : nullptr;
+      // The load failed: every request gets the reason.
+    } else if (request.kind == RequestKind::kDescribe) {
+      std::snprintf(out.sandbox, sizeof out.sandbox, "%s", sandbox.c_str());
+      out.table_struct_size = backend->struct_size;
+      const bool has_describe = backend->struct_size >= offsetof(mxc_backend, describe) + sizeof backend->describe;
+      const mxc_backend_info* info = has_describe && backend->describe ? backend->describe() : nullptr;
       if (info == nullptr) {
         out.status = -1;
-        std::snprintf(out.message, sizeof out.message, "describe() returned NULL");
-      } else if (info->abi_version != MXCONFORM_BACKEND_ABI_VERSION) {
-        out.status = -1;
-        std::snprintf(out.message, sizeof out.message, "ABI version %u, this mxconform speaks %d", info->abi_version,
-                      MXCONFORM_BACKEND_ABI_VERSION);
+        std::snprintf(out.message, sizeof out.message, "describe() missing or returned NULL");
       } else {
         out.status = MXC_STATUS_OK;
-        std::snprintf(out.name, sizeof out.name, "%s", info->name ? info->name : "");
-        std::snprintf(out.version, sizeof out.version, "%s", info->version ? info->version : "");
-        std::snprintf(out.description, sizeof out.description, "%s", info->description ? info->description : "");
-        out.input_dtypes = info->input_dtypes;
-        out.output_dtypes = info->output_dtypes;
-        out.emax_modes = info->emax_modes;
-        out.fp8_nan_policies = info->fp8_nan_policies;
-        out.scale_layouts = info->scale_layouts;
-        out.fp4_high_parities = info->fp4_high_parities;
-        out.fp4_lane_strides = info->fp4_lane_strides;
+        out.info_struct_size = info->struct_size;
+        out.abi_version = info->abi_version;
+        if (info->struct_size >= sizeof(mxc_backend_info)) {
+          std::snprintf(out.name, sizeof out.name, "%s", info->name ? info->name : "");
+          std::snprintf(out.version, sizeof out.version, "%s", info->version ? info->version : "");
+          std::snprintf(out.description, sizeof out.description, "%s", info->description ? info->description : "");
+          out.input_dtypes = info->input_dtypes;
+          out.output_dtypes = info->output_dtypes;
+          out.emax_modes = info->emax_modes;
+          out.fp8_nan_policies = info->fp8_nan_policies;
+          out.scale_layouts = info->scale_layouts;
+          out.fp4_high_parities = info->fp4_high_parities;
+          out.fp4_lane_strides = info->fp4_lane_strides;
+        }
       }
     } else {
       const std::uint64_t sizes[3] = {request.input_bytes, request.data_bytes, request.scale_bytes};
@@ -287,7 +382,6 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
                                      reinterpret_cast<std::uint8_t*>(buffer[kData]), sizes[kData],
                                      reinterpret_cast<std::uint8_t*>(buffer[kScale]), sizes[kScale], out.message,
                                      sizeof out.message);
-      out.message[sizeof out.message - 1] = '\0';
     }
     if (!write_all(response_fd, &out, sizeof out)) break;
   }
@@ -296,7 +390,10 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
 
 std::string signal_text(int sig) {
   const char* text = ::strsignal(sig);
-  return "signal " + std::to_string(sig) + " (" + (text ? text : "?") + ")";
+  std::string out = "signal " + std::to_string(sig) + " (" + (text ? text : "?") + ")";
+  if (sig == SIGSYS) out += ": a system call the worker may not make (signalling or tracing another process, or leaving its process group)";
+  if (sig == SIGKILL) out += ": killed (by the harness, the kernel's out-of-memory killer, or the backend itself)";
+  return out;
 }
 
 std::string hex_byte(std::uint8_t value) {
@@ -304,6 +401,41 @@ std::string hex_byte(std::uint8_t value) {
   std::snprintf(text, sizeof text, "0x%02X", value);
   return text;
 }
+
+// Mask bits the ABI defines: inputs 0-1, output dtypes by BIR id, two values of each knob.
+constexpr std::uint32_t kTwoValues = 0b11;
+std::uint32_t defined_output_bits() {
+  std::uint32_t bits = 0;
+  for (const OutputDtypeInfo& out : output_dtypes()) bits |= 1u << static_cast<int>(out.id);
+  return bits;
+}
+
+// The first bit of `mask` outside `allowed`, as text, or empty.
+std::string undefined_bit(std::uint32_t mask, std::uint32_t allowed) {
+  const std::uint32_t extra = mask & ~allowed;
+  if (extra == 0) return {};
+  int bit = 0;
+  while (((extra >> bit) & 1) == 0) ++bit;
+  return std::to_string(bit);
+}
+
+double monotonic_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// True when `pid` has ended (without reaping it).
+bool worker_has_ended(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+constexpr std::size_t kStderrKept = 4096;  // bytes of a call's stderr kept for its report
+constexpr double kGraceSeconds = 0.5;      // for a worker whose pipes closed to end by itself
+//  // bytes of a call's stderr kept for its report
 
 }  // namespace
 
@@ -314,8 +446,13 @@ const mxc_backend* builtin_backend(const std::string& name) {
   return &kBuiltinTable;
 }
 
-IsolatedBackend::IsolatedBackend(std::string spec, double timeout_seconds)
-    : spec_(std::move(spec)), timeout_seconds_(timeout_seconds) {}
+IsolatedBackend::IsolatedBackend(std::string spec, WorkerLimits limits) : spec_(std::move(spec)), limits_(limits) {
+  if (!std::isfinite(limits_.timeout_seconds) || limits_.timeout_seconds <= 0 || limits_.timeout_seconds > 1e6) {
+    throw Error("timeout " + std::to_string(limits_.timeout_seconds) + " s: must be a finite number of seconds above 0");
+  }
+  // A worker that dies between calls must not take the harness with it on the next write.
+  ::signal(SIGPIPE, SIG_IGN);
+}
 
 IsolatedBackend::~IsolatedBackend() { stop_worker(); }
 
@@ -325,69 +462,208 @@ void IsolatedBackend::start_worker(std::size_t capacity) {
   const std::size_t page = page_size();
   memfd_ = ::memfd_create("mxconform-worker", MFD_CLOEXEC);
   if (memfd_ < 0 || ::ftruncate(memfd_, static_cast<off_t>(page + 3 * capacity_)) != 0) {
-    throw Error(std::string("cannot create the worker's shared memory: ") + std::strerror(errno));
+    const int error = errno;
+    stop_worker();
+    throw Error(std::string("cannot create the worker's shared memory: ") + std::strerror(error));
   }
   shared_ = ::mmap(nullptr, page + 3 * capacity_, PROT_READ | PROT_WRITE, MAP_SHARED, memfd_, 0);
   if (shared_ == MAP_FAILED) {
     shared_ = nullptr;
-    throw Error(std::string("cannot map the worker's shared memory: ") + std::strerror(errno));
+    const int error = errno;
+    stop_worker();
+    throw Error(std::string("cannot map the worker's shared memory: ") + std::strerror(error));
   }
-  int to_worker[2], from_worker[2];
-  if (::pipe2(to_worker, O_CLOEXEC) != 0 || ::pipe2(from_worker, O_CLOEXEC) != 0) {
-    throw Error(std::string("cannot create pipes: ") + std::strerror(errno));
+  int to_worker[2] = {-1, -1}, from_worker[2] = {-1, -1}, errors[2] = {-1, -1};
+  if (::pipe2(to_worker, O_CLOEXEC) != 0 || ::pipe2(from_worker, O_CLOEXEC) != 0 || ::pipe2(errors, O_CLOEXEC) != 0) {
+    const int error = errno;
+    for (int fd : {to_worker[0], to_worker[1], from_worker[0], from_worker[1], errors[0], errors[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
+    stop_worker();
+    throw Error(std::string("cannot create pipes for a worker: ") + std::strerror(error));
   }
   std::fflush(nullptr);
   pid_ = ::fork();
-  if (pid_ < 0) throw Error(std::string("cannot fork a worker: ") + std::strerror(errno));
-  if (pid_ == 0) {
-    ::close(to_worker[1]);
-    ::close(from_worker[0]);
-    worker_main(spec_, to_worker[0], from_worker[1], memfd_, capacity_);
+  if (pid_ < 0) {
+    const int error = errno;
+    for (int fd : {to_worker[0], to_worker[1], from_worker[0], from_worker[1], errors[0], errors[1]}) ::close(fd);
+    pid_ = -1;
+    stop_worker();
+    throw Error(std::string("cannot fork a worker: ") + std::strerror(error));
   }
+  if (pid_ == 0) worker_main(spec_, to_worker[0], from_worker[1], errors[1], memfd_, capacity_, limits_);
+  // The worker calls setsid() itself; doing it here too closes the race with an early kill.
+  ::setpgid(pid_, pid_);
   ::close(to_worker[0]);
   ::close(from_worker[1]);
+  ::close(errors[1]);
   request_fd_ = to_worker[1];
   response_fd_ = from_worker[0];
+  stderr_fd_ = errors[0];
+  for (int fd : {request_fd_, response_fd_, stderr_fd_}) set_nonblocking(fd);
+  pid_fd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));  // -1 before Linux 5.3: then death is polled for
   ++workers_started_;
 }
 
-void IsolatedBackend::stop_worker() {
+std::string IsolatedBackend::reap_worker(double grace_seconds) {
+  std::string how;
   if (pid_ > 0) {
-    ::close(request_fd_);
+    // A worker whose pipes just closed may be a moment away from its end: let it say how it ended
+    // before killing it.
+    for (const double until = monotonic_seconds() + grace_seconds; !worker_has_ended(pid_) && monotonic_seconds() < until;) {
+      if (pid_fd_ >= 0) {
+        pollfd ended{pid_fd_, POLLIN, 0};
+        ::poll(&ended, 1, static_cast<int>(std::ceil(grace_seconds * 1000)));
+      } else {
+        ::usleep(5000);
+      }
+    }
+    // The whole process group: whatever the worker forked dies with it.
+    ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
     int status = 0;
-    ::waitpid(pid_, &status, 0);
-    ::close(response_fd_);
+    pid_t reaped;
+    do reaped = ::waitpid(pid_, &status, 0);
+    while (reaped < 0 && errno == EINTR);
+    if (reaped == pid_) {
+      how = WIFSIGNALED(status) ? signal_text(WTERMSIG(status)) : "exited with status " + std::to_string(WEXITSTATUS(status));
+    }
+    ::kill(-pid_, SIGKILL);  // anything forked between the first kill and the worker's end
   }
   pid_ = -1;
-  request_fd_ = response_fd_ = -1;
+  for (int* fd : {&request_fd_, &response_fd_, &stderr_fd_, &pid_fd_}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
+  return how;
+}
+
+void IsolatedBackend::stop_worker() {
+  reap_worker(0);
   if (shared_ != nullptr) ::munmap(shared_, page_size() + 3 * capacity_);
   shared_ = nullptr;
   if (memfd_ >= 0) ::close(memfd_);
   memfd_ = -1;
 }
 
+void IsolatedBackend::drain_stderr() {
+  char chunk[65536];
+  while (stderr_fd_ >= 0) {
+    const ssize_t n = ::read(stderr_fd_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    const std::size_t room = kStderrKept - std::min(kStderrKept, stderr_captured_.size());
+    const std::size_t kept = std::min(room, static_cast<std::size_t>(n));
+    stderr_captured_.append(chunk, kept);
+    stderr_dropped_ += static_cast<std::size_t>(n) - kept;
+  }
+}
+
+IsolatedBackend::Wait IsolatedBackend::transfer(bool to_worker, void* buffer, std::size_t size, double seconds) {
+  char* p = static_cast<char*>(buffer);
+  const double deadline = monotonic_seconds() + seconds;
+  const int fd = to_worker ? request_fd_ : response_fd_;
+  while (size > 0) {
+    const ssize_t n = to_worker ? ::write(fd, p, size) : ::read(fd, p, size);
+    if (n > 0) {
+      p += n;
+      size -= static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n == 0) return Wait::kBroken;  // EOF: the worker closed its end or died
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return Wait::kBroken;  // EPIPE among them
+    const double left = deadline - monotonic_seconds();
+    if (left <= 0) return Wait::kTimedOut;
+    pollfd fds[3] = {{fd, static_cast<short>(to_worker ? POLLOUT : POLLIN), 0}, {stderr_fd_, POLLIN, 0}, {pid_fd_, POLLIN, 0}};
+    const int count = pid_fd_ >= 0 ? 3 : 2;
+    // Without a pidfd, wake up every 50 ms to see whether the worker is still there.
+    const double slice = pid_fd_ >= 0 ? left : std::min(left, 0.05);
+    const int ready = ::poll(fds, count, static_cast<int>(std::ceil(slice * 1000)));
+    if (ready < 0 && errno != EINTR) return Wait::kBroken;
+    if (fds[1].revents != 0) drain_stderr();
+    if (fds[0].revents & (POLLIN | POLLOUT)) continue;
+    if (fds[0].revents & (POLLERR | POLLHUP)) return Wait::kBroken;
+    const bool died = count == 3 ? fds[2].revents != 0 : worker_has_ended(pid_);
+    if (died) {
+      // Its last words may still be in the pipe.
+      if (!to_worker) {
+        const ssize_t last = ::read(fd, p, size);
+        if (last > 0) {
+          p += last;
+          size -= static_cast<std::size_t>(last);
+          continue;
+        }
+      }
+      return Wait::kDied;
+    }
+  }
+  return Wait::kDone;
+}
+
 const BackendInfo& IsolatedBackend::info() {
   if (info_) return *info_;
+  if (spec_.find('/') != std::string::npos) {
+    struct stat st {};
+    if (::stat(spec_.c_str(), &st) != 0) throw Error(spec_ + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw Error(spec_ + ": not a regular file (a backend is a shared library)");
+  } else if (find_implementation(spec_) == nullptr) {
+    std::string names;
+    for (const Implementation* each : implementations()) names += (names.empty() ? "" : ", ") + std::string(each->name());
+    throw Error("unknown backend '" + safe_text(spec_) + "'; available: " + names + ", or a path to a shared library");
+  }
   if (pid_ <= 0) start_worker(page_size());
   Request request{};
+  request.sequence = ++sequence_;
   request.kind = RequestKind::kDescribe;
   Response response{};
-  pollfd wait_for{response_fd_, POLLIN, 0};
-  const bool sent = write_all(request_fd_, &request, sizeof request);
-  const int ready = sent ? ::poll(&wait_for, 1, static_cast<int>(timeout_seconds_ * 1000)) : -1;
-  if (ready <= 0 || !read_all(response_fd_, &response, sizeof response)) {
-    stop_worker();
-    throw Error(spec_ + ": the backend did not describe itself (the worker died or hung while loading it)");
+  const std::string shown = safe_text(spec_);
+  Wait wait = transfer(true, &request, sizeof request, limits_.timeout_seconds);
+  if (wait == Wait::kDone) wait = transfer(false, &response, sizeof response, limits_.timeout_seconds);
+  if (wait != Wait::kDone || response.sequence != request.sequence) {
+    std::string how = reap_worker(wait == Wait::kTimedOut ? 0 : kGraceSeconds);
+    if (wait == Wait::kTimedOut) how = "hung (no answer within " + std::to_string(limits_.timeout_seconds) + " s)";
+    if (wait == Wait::kDone) how = "answered out of turn";
+    const std::string err = safe_text(stderr_captured_, 1024);
+    stderr_captured_.clear();
+    throw LoadError(shown + ": the worker " + (how.empty() ? "died" : how) + " while loading the backend" +
+                    (err.empty() ? "" : "; its stderr: " + err));
   }
-  if (response.status != MXC_STATUS_OK) {
+  const auto fail = [&](const std::string& why) -> LoadError {
     stop_worker();
-    throw Error(spec_ + ": " + response.message);
+    return LoadError(shown + ": " + why);
+  };
+  if (response.status != MXC_STATUS_OK) throw fail(field_text(response.message));
+  if (response.table_struct_size < sizeof(mxc_backend)) {
+    throw fail("mxc_backend.struct_size is " + std::to_string(response.table_struct_size) + ", less than the " +
+               std::to_string(sizeof(mxc_backend)) + " bytes of ABI version 1");
   }
+  if (response.abi_version != MXCONFORM_BACKEND_ABI_VERSION) {
+    throw fail("ABI version " + std::to_string(response.abi_version) + ", this mxconform speaks " +
+               std::to_string(MXCONFORM_BACKEND_ABI_VERSION));
+  }
+  if (response.info_struct_size < sizeof(mxc_backend_info)) {
+    throw fail("mxc_backend_info.struct_size is " + std::to_string(response.info_struct_size) + ", less than the " +
+               std::to_string(sizeof(mxc_backend_info)) + " bytes of ABI version 1");
+  }
+  const struct {
+    const char* field;
+    std::uint32_t mask, allowed;
+  } masks[] = {{"input_dtypes", response.input_dtypes, kTwoValues},
+               {"output_dtypes", response.output_dtypes, defined_output_bits()},
+               {"emax_modes", response.emax_modes, kTwoValues},
+               {"fp8_nan_policies", response.fp8_nan_policies, kTwoValues},
+               {"scale_layouts", response.scale_layouts, kTwoValues},
+               {"fp4_high_parities", response.fp4_high_parities, kTwoValues}};
+  for (const auto& m : masks) {
+    const std::string bit = undefined_bit(m.mask, m.allowed);
+    if (!bit.empty()) throw fail(std::string("mxc_backend_info.") + m.field + " sets bit " + bit + ", which names no value");
+  }
+  sandbox_ = field_text(response.sandbox);
   BackendInfo info;
-  info.name = response.name;
-  info.version = response.version;
-  info.description = response.description;
+  info.name = field_text(response.name);
+  info.version = field_text(response.version);
+  info.description = field_text(response.description);
   info.input_dtypes = response.input_dtypes;
   info.output_dtypes = response.output_dtypes;
   info.emax_modes = response.emax_modes;
@@ -396,6 +672,7 @@ const BackendInfo& IsolatedBackend::info() {
   info.fp4_high_parities = response.fp4_high_parities;
   info.fp4_lane_strides = response.fp4_lane_strides;
   info_ = info;
+  stderr_captured_.clear();
   return *info_;
 }
 
@@ -414,49 +691,83 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
   constexpr std::size_t kMinimumCapacity = std::size_t{1} << 20;  // one worker serves most campaigns
   if (pid_ <= 0 || needed > capacity_) start_worker(std::max({needed, capacity_, kMinimumCapacity}));
 
-  // Fill the shared areas: input, data and scale fills, canaries in front of the outputs.
+  // Stray bytes in the response pipe: the worker wrote outside the protocol.
+  char stray = 0;
+  const bool out_of_turn = ::read(response_fd_, &stray, 1) > 0;
+  drain_stderr();
+  stderr_captured_.clear();
+  stderr_dropped_ = 0;
+
+  // Fill the shared areas: the input, then fill bytes in the outputs and the canaries in front.
   const std::size_t page = page_size();
   char* area[3];
   for (int a = 0; a < 3; ++a) area[a] = static_cast<char*>(shared_) + page + a * capacity_;
   char* at[3];
+  char* front[3];
+  std::size_t slack[3];
   for (int a = 0; a < 3; ++a) {
-    const std::size_t mapped = round_up_pages(sizes[a]);
     at[a] = area[a] + capacity_ - sizes[a];
-    std::memset(area[a] + capacity_ - mapped, kCanary, mapped - sizes[a]);
+    slack[a] = round_up_pages(sizes[a]) - sizes[a];
+    front[a] = at[a] - slack[a];
   }
+  const std::uint64_t sequence = ++sequence_;
+  Fill fill(sequence);
   std::memcpy(at[kInput], input.data(), sizes[kInput]);
-  std::memset(at[kData], kDataFill, sizes[kData]);
-  std::memset(at[kScale], kScaleFill, sizes[kScale]);
+  fill(front[kInput], slack[kInput]);
+  fill(front[kData], slack[kData] + sizes[kData]);
+  fill(front[kScale], slack[kScale] + sizes[kScale]);
+  // What was filled, to compare with after the call.
+  const std::vector<char> filled_data(front[kData], at[kData] + sizes[kData]);
+  const std::vector<char> filled_scale(front[kScale], at[kScale] + sizes[kScale]);
   auto* control = static_cast<Control*>(shared_);
   control->fault_address = 0;
   control->fault_signal = 0;
 
   Request request{};
+  request.sequence = sequence;
   request.kind = RequestKind::kQuantize;
   request.params = params_from_config(config);
   request.input_bytes = sizes[kInput];
   request.data_bytes = sizes[kData];
   request.scale_bytes = sizes[kScale];
   Response response{};
-  pollfd wait_for{response_fd_, POLLIN, 0};
-  const bool sent = write_all(request_fd_, &request, sizeof request);
-  const int ready = sent ? ::poll(&wait_for, 1, static_cast<int>(timeout_seconds_ * 1000)) : 1;
-  if (ready == 0) {
-    stop_worker();
+  Wait wait = out_of_turn ? Wait::kBroken : transfer(true, &request, sizeof request, limits_.timeout_seconds);
+  const bool sent = wait == Wait::kDone;
+  if (sent) wait = transfer(false, &response, sizeof response, limits_.timeout_seconds);
+  drain_stderr();
+  const auto attach_stderr = [&]() {
+    result.stderr_text = safe_multiline_text(stderr_captured_, kStderrKept);
+    if (stderr_dropped_ > 0) result.stderr_text += "... (" + std::to_string(stderr_dropped_) + " more bytes)";
+  };
+  if (wait == Wait::kTimedOut) {
+    reap_worker(0);
     result.outcome = Outcome::kHang;
-    result.detail = "no answer within " + std::to_string(timeout_seconds_) + " s";
+    result.detail = "no answer within " + std::to_string(limits_.timeout_seconds) + " s";
+    attach_stderr();
     return result;
   }
-  if (!sent || !read_all(response_fd_, &response, sizeof response)) {
-    // The worker died: find out how, and where it touched.
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-    const std::uint64_t address = control->fault_address;
-    const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  if (wait == Wait::kDone && response.sequence != sequence) {
+    reap_worker(0);
     result.outcome = Outcome::kCrash;
-    result.detail = sig != 0 ? signal_text(sig) : "exited with status " + std::to_string(WEXITSTATUS(status));
-    if (control->fault_signal == SIGSEGV || control->fault_signal == SIGBUS) {
+    result.detail = "protocol violation: the worker answered out of turn (the backend wrote to the harness's pipe)";
+    attach_stderr();
+    return result;
+  }
+  if (wait != Wait::kDone) {
+    // The worker died (or broke its pipes): find out how, and where it touched.
+    const std::uint64_t address = control->fault_address;
+    const int fault_signal = control->fault_signal;
+    const std::string how = reap_worker(kGraceSeconds);
+    result.outcome = Outcome::kCrash;
+    if (out_of_turn) {
+      result.detail = "protocol violation: the worker wrote outside a response (the backend wrote to the harness's pipe)";
+    } else if (!sent) {
+      result.detail = "the worker was gone before this call (" + (how.empty() ? "it closed its pipes" : how) +
+                      "): it ended after answering the previous call";
+    } else {
+      result.detail = how.empty() ? "the worker closed its pipes" : how;
+    }
+    if (sent && (fault_signal == SIGSEGV || fault_signal == SIGBUS)) {
       for (int a = 0; a < 3; ++a) {
         if (address >= control->begin[a] && address < control->end[a]) {
           result.outcome = a == kInput ? Outcome::kWriteIntoInput : Outcome::kCrash;
@@ -478,18 +789,35 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
         result.detail += text;
       }
     }
-    stop_worker();
+    attach_stderr();
     return result;
   }
+  attach_stderr();
 
+  // The input, whatever the backend did to its mapping.
+  if (std::memcmp(at[kInput], input.data(), sizes[kInput]) != 0) {
+    std::size_t k = 0;
+    std::uint16_t now = 0;
+    for (; k < input.size(); ++k) {
+      std::memcpy(&now, at[kInput] + 2 * k, sizeof now);
+      if (now != input[k]) break;
+    }
+    char text[160];
+    std::snprintf(text, sizeof text, "input element %zu (row %llu, column %llu) changed from 0x%04X to 0x%04X", k,
+                  static_cast<unsigned long long>(k / config.free), static_cast<unsigned long long>(k % config.free),
+                  input[k], now);
+    result.outcome = Outcome::kWriteIntoInput;
+    result.detail = text;
+    return result;
+  }
   if (response.status == MXC_STATUS_UNSUPPORTED) {
     result.outcome = Outcome::kUnsupported;
-    result.detail = std::string("declared, but returned unsupported: ") + response.message;
+    result.detail = "declared, but returned unsupported: " + field_text(response.message);
     return result;
   }
   if (response.status != MXC_STATUS_OK) {
     result.outcome = Outcome::kError;
-    result.detail = response.status == MXC_STATUS_ERROR ? std::string(response.message)
+    result.detail = response.status == MXC_STATUS_ERROR ? field_text(response.message)
                                                         : "unknown status " + std::to_string(response.status);
     return result;
   }
@@ -498,29 +826,29 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
 
   // Canaries in front of the outputs.
   for (int a = kData; a <= kScale; ++a) {
-    const std::size_t slack = round_up_pages(sizes[a]) - sizes[a];
-    const char* front = area[a] + capacity_ - round_up_pages(sizes[a]);
-    for (std::size_t i = 0; i < slack; ++i) {
-      if (static_cast<std::uint8_t>(front[i]) != kCanary) {
+    const std::vector<char>& filled = a == kData ? filled_data : filled_scale;
+    for (std::size_t i = 0; i < slack[a]; ++i) {
+      if (front[a][i] != filled[i]) {
         result.outcome = Outcome::kWriteBeforeStart;
-        result.detail = std::string("wrote ") + std::to_string(slack - i) + " byte(s) before the start of the " +
+        result.detail = std::string("wrote ") + std::to_string(slack[a] - i) + " byte(s) before the start of the " +
                         kAreaName[a] + " buffer";
         return result;
       }
     }
   }
-  // Scale rows no slot names must be untouched; then every byte against the oracle.
+  // Scale rows no slot names must keep their fill; then every byte against the oracle.
   const Geometry g = geometry(config);
   std::vector<bool> named(g.scale_rows, config.scale_layout == ScaleLayout::kLogical);
   for (std::size_t i = 0; i < g.block_rows && config.scale_layout == ScaleLayout::kPhysical; ++i) named[scale_slot(i)] = true;
   for (std::size_t row = 0; row < g.scale_rows; ++row) {
     if (named[row]) continue;
     for (std::size_t c = 0; c < g.block_cols; ++c) {
-      const std::uint8_t byte = result.scale[row * g.block_cols + c];
-      if (byte != kScaleFill) {
+      const std::size_t i = row * g.block_cols + c;
+      const auto was = static_cast<std::uint8_t>(filled_scale[slack[kScale] + i]);
+      if (result.scale[i] != was) {
         result.outcome = Outcome::kWriteUnnamedScaleRow;
         result.detail = "scale row " + std::to_string(row) + " (no slot names it) byte " + std::to_string(c) +
-                        " became " + hex_byte(byte);
+                        " changed from " + hex_byte(was) + " to " + hex_byte(result.scale[i]);
         return result;
       }
     }

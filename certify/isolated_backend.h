@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mxconform/backend.h"
+#include "mxconform/error.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::certify {
@@ -51,26 +52,56 @@ struct BackendInfo {
 
 struct CallResult {
   Outcome outcome = Outcome::kPass;
-  std::string detail;       // the signal, the error message, the first differing byte, ...
+  std::string detail;       // the signal, the error message, the first differing byte, ...; escaped
   std::vector<std::uint8_t> data;   // what the backend wrote (empty unless it returned)
   std::vector<std::uint8_t> scale;
+  std::string stderr_text;  // what the backend wrote to stderr during the call: escaped, capped
+};
+
+// The backend could not be loaded or described itself in a way the ABI does not allow (no
+// symbol, another ABI version, a struct_size too small, mask bits for values that do not exist,
+// a crash or hang while loading). A verdict on the backend, not a usage error: certify reports it
+// as not certified.
+class LoadError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Limits of a worker process.
+struct WorkerLimits {
+  double timeout_seconds = 20;  // per call (and for loading); finite, > 0
+  std::uint64_t memory_limit_bytes = std::uint64_t{8} << 30;  // RLIMIT_AS; 0: none
 };
 
 // `spec` is a built-in implementation's name (see `mxconform backends`) or a path to a shared
 // library exporting mxconform_backend_v1 (a path contains a '/').
+//
+// The worker is a forked process in a session and process group of its own, with no core dumps,
+// an address-space limit, stdin and stdout on /dev/null and stderr on a pipe the harness drains
+// (capped). A seccomp filter kills it when it signals or traces another process, or leaves its
+// process group. Whatever the worker does, the harness survives: SIGPIPE is ignored (the
+// constructor sets it to SIG_IGN for the whole process), every read and write has a deadline,
+// and a worker that dies, hangs or breaks the protocol is killed with its whole process group.
 class IsolatedBackend {
  public:
-  IsolatedBackend(std::string spec, double timeout_seconds);
+  IsolatedBackend(std::string spec, WorkerLimits limits);
   ~IsolatedBackend();
   IsolatedBackend(const IsolatedBackend&) = delete;
   IsolatedBackend& operator=(const IsolatedBackend&) = delete;
 
-  // Starts a worker and asks the backend to describe itself. Throws Error with the reason when
-  // the library cannot be loaded, lacks the symbol, has another ABI version, or dies doing so.
+  // Starts a worker and asks the backend to describe itself. Throws LoadError with the reason
+  // when the library cannot be loaded, lacks the symbol, has another ABI version, declares
+  // struct sizes or mask bits the ABI does not allow, or dies or hangs doing so; Error when a
+  // library path names no file.
   const BackendInfo& info();
 
+  // How the worker is confined ("seccomp filter, own process group, ..."), known after info().
+  const std::string& sandbox() const { return sandbox_; }
+
   // Runs one quantize call and classifies it against the expected bytes. `expected_scale` is in
-  // the configured layout; for the physical layout, rows no slot names are expected to stay 0.
+  // the configured layout; for the physical layout, its rows no slot names are ignored: those
+  // rows, like the data and scale bytes and the canaries before each buffer, are filled with
+  // bytes that vary from call to call, and must keep them. The input is compared after the call.
   CallResult run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                  const std::vector<std::uint8_t>& expected_data,
                  const std::vector<std::uint8_t>& expected_scale);
@@ -79,16 +110,30 @@ class IsolatedBackend {
   std::size_t workers_started() const { return workers_started_; }
 
  private:
+  enum class Wait { kDone, kDied, kTimedOut, kBroken };
   void start_worker(std::size_t capacity);
   void stop_worker();
+  // Reads or writes exactly `size` bytes before the deadline, draining the worker's stderr
+  // meanwhile; kDied when the worker is gone, kBroken on EOF or a pipe error.
+  Wait transfer(bool to_worker, void* buffer, std::size_t size, double seconds);
+  void drain_stderr();
+  // The worker is gone (or must go): waits up to `grace_seconds` for it to end by itself, kills
+  // its process group, reaps it, and says how it ended.
+  std::string reap_worker(double grace_seconds);
 
   std::string spec_;
-  double timeout_seconds_;
+  WorkerLimits limits_;
   std::optional<BackendInfo> info_;
+  std::string sandbox_;
   pid_t pid_ = -1;
   int request_fd_ = -1;
   int response_fd_ = -1;
+  int stderr_fd_ = -1;
+  int pid_fd_ = -1;
   int memfd_ = -1;
+  std::uint64_t sequence_ = 0;  // calls made: numbers each request, seeds each call's fill
+  std::string stderr_captured_;
+  std::size_t stderr_dropped_ = 0;
   void* shared_ = nullptr;
   std::size_t capacity_ = 0;  // bytes per buffer area
   std::size_t workers_started_ = 0;
