@@ -16,10 +16,12 @@
 
 #include "build_info.h"
 #include "case_gen.h"
+#include "class_cases.h"
 #include "corpus_loader.h"
 #include "coverage.h"
 #include "exhaustive_campaign.h"
 #include "mxconform/error.h"
+#include "mxconform/safe_text.h"
 #include "oracle.h"
 #include "repro_writer.h"
 #include "sha256.h"
@@ -43,7 +45,7 @@ Level parse_level(const std::string& text) {
 }
 
 bool Certificate::certified() const {
-  if (!failures.empty()) return false;
+  if (!failures.empty() || !coverage_missed.empty() || header.count("load_error") != 0) return false;
   std::size_t passes = 0;
   for (const Tally& t : tallies) {
     for (const auto& [outcome, count] : t.outcomes) {
@@ -167,17 +169,28 @@ class Runner {
     const std::size_t index = index_++;
     if (index % options_.shard_count != options_.shard_index) return;
     ++certificate_.cases;
-    const CallResult result = backend_.run(config, input, expected_data, expected_scale);
+    CallResult result = backend_.run(config, input, expected_data, expected_scale);
+    bool repeatable = true;
+    if (is_failure(result.outcome)) {
+      // A failure must happen again to be shrunk and replayed: run the same call once more.
+      const CallResult again = backend_.run(config, input, expected_data, expected_scale);
+      if (again.outcome != result.outcome || again.site != result.site) {
+        repeatable = false;
+        result.detail = "first run: " + std::string(name(result.outcome)) + ": " + result.detail + "; same call again: " +
+                        name(again.outcome) + (again.detail.empty() ? "" : ": " + again.detail);
+        result.outcome = Outcome::kNondeterministic;
+      }
+    }
     ++tally.outcomes[name(result.outcome)];
     if (result.outcome == Outcome::kUnsupported && tally.unsupported.empty()) tally.unsupported = result.detail;
-    if (is_failure(result.outcome)) record_failure(campaign, case_id, config, input, result);
+    if (is_failure(result.outcome)) record_failure(campaign, case_id, config, input, result, repeatable);
   }
 
   std::size_t next_index() const { return index_; }
 
  private:
   void record_failure(const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
-                      const std::vector<std::uint16_t>& input, const CallResult& result) {
+                      const std::vector<std::uint16_t>& input, const CallResult& result, bool repeatable) {
     constexpr std::size_t kMaxFailuresKept = 50;
     if (certificate_.failures.size() >= kMaxFailuresKept) return;
     Failure failure;
@@ -187,9 +200,11 @@ class Runner {
     failure.knobs = knobs_text(config);
     failure.outcome = result.outcome;
     failure.detail = result.detail;
+    if (!result.stderr_text.empty()) failure.detail += " [backend stderr: " + safe_text(result.stderr_text, 1024) + "]";
     QuantizeConfig small_config = config;
     std::vector<std::uint16_t> small_input = input;
-    shrink(result.outcome, small_config, small_input);
+    // A nondeterministic failure is kept whole: a shrink step could not tell it from a pass.
+    if (repeatable) shrink(result.outcome, small_config, small_input);
     try {
       const corpus::CorpusCase repro = corpus::make_repro_case(small_config, small_input, "certify-" + campaign, options_.seed);
       failure.repro_yaml = corpus::format_corpus_file({repro}, "mxconform certify: " + std::string(name(result.outcome)) +
@@ -211,17 +226,29 @@ class Runner {
   }
 
   // A minimal repro: one 8x4 block that still fails the same way, then as many of its elements
-  // zeroed as keep it failing. Bounded: hangs cost a timeout per try.
+  // zeroed as keep it failing. Bounded: hangs cost a timeout per try, crashes a new worker, and
+  // the whole run spends at most kShrinkSeconds shrinking (then repros stay as large as they are).
   void shrink(Outcome outcome, QuantizeConfig& config, std::vector<std::uint16_t>& input) {
-    const std::size_t max_tries = outcome == Outcome::kHang ? 2 : 64;
+    const std::size_t max_tries = outcome == Outcome::kHang ? 2 : outcome == Outcome::kCrash ? 16 : 64;
     std::size_t tries = 0;
+    const auto started = std::chrono::steady_clock::now();
+    const auto over_budget = [&]() {
+      const double spent = shrink_seconds_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      return spent > kShrinkSeconds;
+    };
+    struct Account {  // adds this shrink's time to the run's, however it returns
+      double& total;
+      std::chrono::steady_clock::time_point since;
+      ~Account() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count(); }
+    } account{shrink_seconds_, started};
+    if (over_budget()) return;
     QuantizeConfig block = config;
     block.partitions = kBlockRows;
     block.free = kBlockCols;
     if (block.fp4_lane_stride != 0 && (kBlockSize % (2 * block.fp4_lane_stride)) != 0) block.fp4_lane_stride = 0;
     const std::size_t groups = config.partitions / kBlockRows;
     const std::size_t cols = config.free / kBlockCols;
-    for (std::size_t b = 0; b < groups * cols && tries < max_tries; ++b, ++tries) {
+    for (std::size_t b = 0; b < groups * cols && tries < max_tries && !over_budget(); ++b, ++tries) {
       std::vector<std::uint16_t> one(kBlockSize);
       for (std::size_t i = 0; i < kBlockSize; ++i) {
         one[i] = input[((b / cols) * kBlockRows + i / kBlockCols) * config.free + (b % cols) * kBlockCols + i % kBlockCols];
@@ -233,7 +260,7 @@ class Runner {
       }
     }
     if (config.partitions != kBlockRows || config.free != kBlockCols || outcome == Outcome::kHang) return;
-    for (std::size_t i = 0; i < kBlockSize && tries < 2 * max_tries; ++i, ++tries) {
+    for (std::size_t i = 0; i < kBlockSize && tries < 2 * max_tries && !over_budget(); ++i, ++tries) {
       if (input[i] == 0) continue;
       std::vector<std::uint16_t> simpler = input;
       simpler[i] = 0;
@@ -241,10 +268,13 @@ class Runner {
     }
   }
 
+  static constexpr double kShrinkSeconds = 120;
+
   const CertifyOptions& options_;
   IsolatedBackend& backend_;
   Certificate& certificate_;
   std::size_t index_ = 0;
+  double shrink_seconds_ = 0;  // spent so far in this run
 };
 
 std::string read_first_line_with(const std::string& path, const std::string& key) {
@@ -279,11 +309,18 @@ void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const 
   }
   h["corpus_sha256"] = corpus_hash.hex_digest();
   h["corpus_files"] = std::to_string(corpus_files.size());
-  const BackendInfo& info = backend.info();
   h["backend"] = options.backend;
-  h["backend_name"] = info.name;
-  h["backend_version"] = info.version;
-  h["backend_description"] = info.description;
+  try {
+    const BackendInfo& info = backend.info();
+    h["backend_name"] = info.name;
+    h["backend_version"] = info.version;
+    h["backend_description"] = info.description;
+    h["worker_sandbox"] = backend.sandbox();
+  } catch (const LoadError& error) {
+    h["load_error"] = error.what();  // a verdict: the backend is not certified
+  }
+  h["timeout_seconds"] = std::to_string(options.timeout_seconds);
+  h["worker_memory_limit_bytes"] = options.memory_limit_bytes == 0 ? "none" : std::to_string(options.memory_limit_bytes);
   const bool library = options.backend.find('/') != std::string::npos;
   char resolved[4096];
   const std::string path = library ? (::realpath(options.backend.c_str(), resolved) ? resolved : options.backend)
@@ -319,10 +356,7 @@ Tally& open_tally(Certificate& certificate, IsolatedBackend& backend, const char
   certificate.tallies.push_back({campaign, knobs_text(config), std::string(name(config.output)), {}, {}});
   Tally& tally = certificate.tallies.back();
   const std::string undeclared = backend.info().undeclared(config);
-  if (!undeclared.empty()) {
-    tally.unsupported = "not declared: " + undeclared;
-    ++tally.outcomes[name(Outcome::kUnsupported)];
-  }
+  if (!undeclared.empty()) tally.unsupported = "not declared: " + undeclared;
   return tally;
 }
 
@@ -342,6 +376,11 @@ Certificate run_certification(const CertifyOptions& options) {
   const std::vector<std::string> corpus_files =
       wants(options, "corpus") ? corpus::find_corpus_files(options.corpus_paths) : std::vector<std::string>{};
   fill_header(options, backend, corpus_files, certificate);
+  if (certificate.header.count("load_error") != 0) {
+    certificate.header["finished"] = now_utc();
+    certificate.header["verdict"] = "not certified";
+    return certificate;
+  }
   Runner runner(options, backend, certificate);
   const std::vector<QuantizeConfig> configs = configurations(options);
   for (const QuantizeConfig& c : configs) certificate.configurations.push_back(knobs_text(c));
@@ -406,15 +445,23 @@ Certificate run_certification(const CertifyOptions& options) {
         progress("properties", ++done, configs.size());
         continue;
       }
+      // First one single-block case per class the configuration promises (class_cases.h), then
+      // cases of the property suite's generators up to the level's count.
+      const std::uint64_t config_seed = options.seed * 1000003u + std::hash<std::string>{}(knobs_text(config));
+      std::vector<properties::QuantizeCase> cases = properties::class_cases(config, config_seed);
       properties::CaseSpace space;
       space.outputs = {config.output};
       space.max_block_rows = 16;
       space.max_block_cols = 64;
       const auto generator = properties::quantize_cases(space);
-      for (std::size_t i = 0; i < per_config; ++i) {
+      for (std::size_t i = cases.size(); i < per_config; ++i) {
         constexpr int kMaxSize = 100;  // RapidCheck's generation size stays at or below 100
-        const rc::Random random(options.seed * 1000003u + std::hash<std::string>{}(knobs_text(config)) + i);
-        properties::QuantizeCase c = generator(random, static_cast<int>(i * 7 % (kMaxSize + 1))).value();
+        const rc::Random random(config_seed + i);
+        cases.push_back(generator(random, static_cast<int>(i * 7 % (kMaxSize + 1))).value());
+      }
+      properties::Coverage config_coverage;
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        properties::QuantizeCase& c = cases[i];
         QuantizeConfig run_config = config;
         run_config.partitions = c.config.partitions;
         run_config.free = c.config.free;
@@ -422,9 +469,13 @@ Certificate run_certification(const CertifyOptions& options) {
         if ((run_config.partitions * run_config.free) % window != 0) run_config.fp4_lane_stride = 0;
         c.config = run_config;
         coverage.add(c);
+        config_coverage.add(c);
         std::vector<std::uint8_t> data, scale;
         oracle_bytes(run_config, c.input, data, scale);
         runner.run_case(tally, "properties", "case-" + std::to_string(i), run_config, c.input, data, scale);
+      }
+      for (properties::CoverageClass missed : config_coverage.missed(properties::promised_classes(config))) {
+        certificate.coverage_missed.push_back(knobs_text(config) + ": " + std::string(properties::name(missed)));
       }
       progress("properties", ++done, configs.size());
     }

@@ -36,11 +36,12 @@ struct CertifyOptions {
 
 struct Failure {
   std::string campaign;
+  // Everything below that came from the backend (detail, stderr) is escaped (safe_text).
   std::string case_id;
   std::string configuration;  // describe(config): knobs and shape
   std::string knobs;          // the configuration's tally key
   Outcome outcome = Outcome::kPass;
-  std::string detail;
+  std::string detail;         // for nondeterministic: both runs' outcomes and details
   std::string repro_yaml;     // the shrunk case as a corpus file
   std::string repro_path;     // where --emit-repro wrote it
 };
@@ -60,6 +61,9 @@ struct Certificate {
   std::vector<Tally> tallies;
   std::vector<Failure> failures;
   std::map<std::string, std::size_t> coverage;  // property coverage class -> cases
+  // "configuration: class" for each class a declared configuration promises (properties
+  // campaign) that no case reached; any entry fails the run.
+  std::vector<std::string> coverage_missed;
   std::size_t cases = 0;
   bool certified() const;
 };

@@ -767,20 +767,24 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
     } else {
       result.detail = how.empty() ? "the worker closed its pipes" : how;
     }
+    result.site = result.detail;  // the signal or exit status; a fault site replaces it below
     if (sent && (fault_signal == SIGSEGV || fault_signal == SIGBUS)) {
       for (int a = 0; a < 3; ++a) {
         if (address >= control->begin[a] && address < control->end[a]) {
           result.outcome = a == kInput ? Outcome::kWriteIntoInput : Outcome::kCrash;
           result.detail = std::string("fault at byte ") + std::to_string(address - control->begin[a]) + " of the " +
                           kAreaName[a] + " buffer";
+          result.site = result.detail;
         } else if (address >= control->end[a] && address < control->end[a] + page) {
           result.outcome = a == kInput ? Outcome::kCrash : Outcome::kWritePastEnd;
           result.detail = std::string(a == kInput ? "read " : "access ") + std::to_string(address - control->end[a] + 1) +
                           " byte(s) past the end of the " + kAreaName[a] + " buffer";
+          result.site = result.detail;
         } else if (address >= control->region[a] && address < control->begin[a]) {
           result.outcome = a == kInput ? Outcome::kCrash : Outcome::kWriteBeforeStart;
           result.detail = std::string("access ") + std::to_string(control->begin[a] - address) +
                           " byte(s) before the start of the " + kAreaName[a] + " buffer";
+          result.site = result.detail;
         }
       }
       if (result.outcome == Outcome::kCrash && result.detail.rfind("signal", 0) == 0) {
@@ -808,6 +812,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
                   input[k], now);
     result.outcome = Outcome::kWriteIntoInput;
     result.detail = text;
+    result.site = "input " + std::to_string(k);
     return result;
   }
   if (response.status == MXC_STATUS_UNSUPPORTED) {
@@ -830,6 +835,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
     for (std::size_t i = 0; i < slack[a]; ++i) {
       if (front[a][i] != filled[i]) {
         result.outcome = Outcome::kWriteBeforeStart;
+        result.site = kAreaName[a];
         result.detail = std::string("wrote ") + std::to_string(slack[a] - i) + " byte(s) before the start of the " +
                         kAreaName[a] + " buffer";
         return result;
@@ -847,6 +853,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
       const auto was = static_cast<std::uint8_t>(filled_scale[slack[kScale] + i]);
       if (result.scale[i] != was) {
         result.outcome = Outcome::kWriteUnnamedScaleRow;
+        result.site = "scale " + std::to_string(i);
         result.detail = "scale row " + std::to_string(row) + " (no slot names it) byte " + std::to_string(c) +
                         " changed from " + hex_byte(was) + " to " + hex_byte(result.scale[i]);
         return result;
@@ -856,6 +863,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
   for (std::size_t i = 0; i < expected_scale.size(); ++i) {
     if (named[i / g.block_cols] && result.scale[i] != expected_scale[i]) {
       result.outcome = Outcome::kWrongResult;
+      result.site = "scale " + std::to_string(i);
       result.detail = "scale byte " + std::to_string(i) + " (row " + std::to_string(i / g.block_cols) + ", block column " +
                       std::to_string(i % g.block_cols) + "): expected " + hex_byte(expected_scale[i]) + ", actual " +
                       hex_byte(result.scale[i]);
@@ -865,6 +873,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
   for (std::size_t i = 0; i < expected_data.size(); ++i) {
     if (result.data[i] != expected_data[i]) {
       result.outcome = Outcome::kWrongResult;
+      result.site = "data " + std::to_string(i);
       result.detail = "data byte " + std::to_string(i) + ": expected " + hex_byte(expected_data[i]) + ", actual " +
                       hex_byte(result.data[i]);
       return result;

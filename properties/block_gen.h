@@ -6,7 +6,8 @@
 //   scale, in its subnormal band and far below it (flushed to zero);
 // - TestFloat-style blocks (element_gen.h), zero blocks, and blocks of input subnormals (fp32
 //   denormals from bfloat16, fp32 normals from float16);
-// - any element of the first two kinds may be Inf or NaN, and every element has either sign.
+// - any element of the first two kinds may be Inf or NaN, a zero block's anchor element too (the
+//   block of zeros and one NaN or Inf), and every element has either sign.
 // A block is generated as a recipe of small indices and materialized against a configuration, so
 // shrinking moves towards index 0 everywhere: zeros, then +-1 and powers of two, then the aimed
 // kind at E8M0 127, no specials, no nudges, positive signs.

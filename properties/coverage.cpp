@@ -38,6 +38,11 @@ constexpr ClassInfo kClasses[] = {
     {CoverageClass::kNanBlock, "NaN block", Scope::kAll},
     {CoverageClass::kInfBlock, "Inf block", Scope::kAll},
     {CoverageClass::kZeroBlock, "all-zero block", Scope::kAll},
+    {CoverageClass::kZeroBlockWithOneNan, "zero block with one NaN", Scope::kAll},
+    {CoverageClass::kZeroBlockWithOneInf, "zero block with one Inf", Scope::kAll},
+    {CoverageClass::kNanAndInfBlock, "NaN and Inf in one block", Scope::kAll},
+    {CoverageClass::kBfloat16DenormalOnlyBlock, "bfloat16-denormal-only block", Scope::kAll},
+    {CoverageClass::kFloat16SubnormalOnlyBlock, "float16-subnormal-only block", Scope::kAll},
     {CoverageClass::kZeroFloorBlock, "ZERO-FLOOR block (field == bias)", Scope::kAll},
     {CoverageClass::kClampLowBlock, "CLAMP-LOW block (field < bias)", Scope::kAll},
     {CoverageClass::kE8m0OneUnclamped, "E8M0 1 unclamped", Scope::kAll},
@@ -104,16 +109,21 @@ void classify_block(const QuantizeCase& c, std::size_t g, std::size_t col, Hits&
   const int bias = emax_bias(config);
   std::uint16_t bits[kBlockSize];
   int max_field = 0;
-  bool nan = false, inf = false, positive = false, negative = false;
+  bool positive = false, negative = false;
+  std::size_t nans = 0, infs = 0, finite_non_zero = 0, subnormals = 0;
   for (std::size_t k = 0; k < kBlockSize; ++k) {
     bits[k] = c.input[element_index(config, g, col, k)];
     max_field = std::max(max_field, fp32_exponent_field(input, bits[k]));
-    nan = nan || is_nan(input, bits[k]);
-    inf = inf || is_inf(input, bits[k]);
+    nans += is_nan(input, bits[k]);
+    infs += is_inf(input, bits[k]);
     const double value = value_of(input, bits[k]);
     positive = positive || value > 0;
     negative = negative || value < 0;
+    const bool finite_value = !is_nan(input, bits[k]) && !is_inf(input, bits[k]) && value != 0;
+    finite_non_zero += finite_value;
+    subnormals += finite_value && is_zero_or_subnormal(input, bits[k]);
   }
+  const bool nan = nans > 0, inf = infs > 0;
   const int shifted = max_field - bias;
   const int e8m0 = std::max(1, std::max(0, shifted));
   const int largest_finite_field =
@@ -121,6 +131,13 @@ void classify_block(const QuantizeCase& c, std::size_t g, std::size_t col, Hits&
   if (nan) hit(hits, CoverageClass::kNanBlock);
   if (inf) hit(hits, CoverageClass::kInfBlock);
   if (!positive && !negative && !nan && !inf) hit(hits, CoverageClass::kZeroBlock);
+  if (finite_non_zero == 0 && nans == 1 && infs == 0) hit(hits, CoverageClass::kZeroBlockWithOneNan);
+  if (finite_non_zero == 0 && nans == 0 && infs == 1) hit(hits, CoverageClass::kZeroBlockWithOneInf);
+  if (nan && inf) hit(hits, CoverageClass::kNanAndInfBlock);
+  if (subnormals > 0 && subnormals == finite_non_zero && !nan && !inf) {
+    hit(hits, input == InputDtype::kBfloat16 ? CoverageClass::kBfloat16DenormalOnlyBlock
+                                             : CoverageClass::kFloat16SubnormalOnlyBlock);
+  }
   if (positive && negative) hit(hits, CoverageClass::kMixedSignBlock);
   if (shifted == 0) hit(hits, CoverageClass::kZeroFloorBlock);
   if (shifted < 0) hit(hits, CoverageClass::kClampLowBlock);

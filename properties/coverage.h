@@ -36,6 +36,11 @@ enum class CoverageClass {
   kNanBlock,
   kInfBlock,
   kZeroBlock,
+  kZeroBlockWithOneNan,  // 31 zeros and one NaN
+  kZeroBlockWithOneInf,  // 31 zeros and one Inf
+  kNanAndInfBlock,       // a NaN and an Inf in one block
+  kBfloat16DenormalOnlyBlock,   // every non-zero element a bfloat16 denormal (at least one)
+  kFloat16SubnormalOnlyBlock,   // every non-zero element a float16 subnormal (at least one)
   kZeroFloorBlock,     // maxExpField == emaxBias: E8M0 0 bumped to 1
   kClampLowBlock,      // maxExpField < emaxBias: negative, floored to 0, bumped to 1
   kE8m0OneUnclamped,   // maxExpField == emaxBias + 1
