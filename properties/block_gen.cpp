@@ -202,8 +202,9 @@ BlockBits materialize(const BlockRecipe& recipe, const QuantizeConfig& config) {
                                             : recipe.kind == BlockKind::kSubnormal ? subnormal_elements(input)
                                                                                    : zeros;
   const bool specials_allowed = recipe.kind == BlockKind::kAimed || recipe.kind == BlockKind::kTestFloat;
-  // A zero block may hold one special, at the anchor: the zero-plus-one-NaN (or Inf) block.
-  const bool lone_special = recipe.kind == BlockKind::kZero;
+  // A zero block may hold one special at its anchor, chosen by anchor_point % 3 (0: none, 1: NaN,
+  // 2: Inf): the block of zeros and one NaN or Inf, where implementations forget the zero floor.
+  const int lone_special = recipe.kind == BlockKind::kZero ? recipe.anchor_point % 3 : 0;
   // A nudged element must stay in its kind: below the aimed maximum's field, or subnormal.
   auto keeps_kind = [&](std::uint16_t bits) {
     switch (recipe.kind) {
@@ -221,7 +222,9 @@ BlockBits materialize(const BlockRecipe& recipe, const QuantizeConfig& config) {
     std::uint16_t magnitude;
     if (aimed != nullptr && k == recipe.anchor) {
       magnitude = entry(aimed->maxima, recipe.anchor_point);
-    } else if ((specials_allowed || (lone_special && k == recipe.anchor)) && choice.special != Special::kNone) {
+    } else if (lone_special != 0 && k == recipe.anchor) {
+      magnitude = lone_special == 2 ? inf_element(input) : entry(nan_elements(input), choice.point);
+    } else if (specials_allowed && choice.special != Special::kNone) {
       magnitude = choice.special == Special::kInf ? inf_element(input) : entry(nan_elements(input), choice.point);
     } else {
       magnitude = entry(table, choice.point);

@@ -7,7 +7,7 @@
 // - TestFloat-style blocks (element_gen.h), zero blocks, and blocks of input subnormals (fp32
 //   denormals from bfloat16, fp32 normals from float16);
 // - any element of the first two kinds may be Inf or NaN, a zero block's anchor element too (the
-//   block of zeros and one NaN or Inf), and every element has either sign.
+//   block of zeros and one NaN or Inf, by anchor_point % 3), and every element has either sign.
 // A block is generated as a recipe of small indices and materialized against a configuration, so
 // shrinking moves towards index 0 everywhere: zeros, then +-1 and powers of two, then the aimed
 // kind at E8M0 127, no specials, no nudges, positive signs.
@@ -34,8 +34,10 @@ struct ElementChoice {
 struct BlockRecipe {
   BlockKind kind = BlockKind::kAimed;
   std::uint8_t max_field = 0;      // aimed: index into the table of block maxima (aimed_max_field)
-  std::uint8_t anchor = 0;         // aimed: position (0..31) of the element that holds the maximum
-  std::uint16_t anchor_point = 0;  // aimed: index into the table of maxima with that field, modulo its size
+  std::uint8_t anchor = 0;         // aimed: position (0..31) of the element that holds the maximum;
+                                   // zero: position of its one NaN or Inf, if any
+  std::uint16_t anchor_point = 0;  // aimed: index into the table of maxima with that field, modulo its
+                                   // size; zero: % 3 gives none (0), a NaN (1) or an Inf (2)
   std::array<ElementChoice, kBlockSize> elements{};
 };
 bool operator==(const ElementChoice& lhs, const ElementChoice& rhs);

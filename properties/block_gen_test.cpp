@@ -71,7 +71,20 @@ TEST(BlockGen, ZeroAndSubnormalBlocksKeepToTheirKind) {
     BlockRecipe recipe = recipes(rc::Random(seed), rc::kNominalSize).value();
     for (const QuantizeConfig& config : every_block_config()) {
       recipe.kind = BlockKind::kZero;
-      for (std::uint16_t bits : materialize(recipe, config)) ASSERT_EQ(value_of(config.input, bits), 0.0);
+      const BlockBits zero_block = materialize(recipe, config);
+      for (std::size_t k = 0; k < kBlockSize; ++k) {
+        const std::uint16_t bits = zero_block[k];
+        if (k != recipe.anchor) {
+          ASSERT_EQ(value_of(config.input, bits), 0.0);
+          continue;
+        }
+        // The anchor: zero, or the one NaN or Inf that anchor_point % 3 asks for.
+        switch (recipe.anchor_point % 3) {
+          case 0: ASSERT_EQ(value_of(config.input, bits), 0.0); break;
+          case 1: ASSERT_TRUE(is_nan(config.input, bits)); break;
+          default: ASSERT_TRUE(is_inf(config.input, bits)); break;
+        }
+      }
       recipe.kind = BlockKind::kSubnormal;
       for (std::uint16_t bits : materialize(recipe, config)) ASSERT_TRUE(is_zero_or_subnormal(config.input, bits));
     }
