@@ -97,6 +97,9 @@ check "certify wrote neither report" test ! -e "$work/r.yaml"
 cp "$corpus/cases/fp4_rounding.yaml" "$work/case.yaml"
 expect_status 1 "$work/case.yaml: is also an input file" certify --backend scalar --campaign corpus --corpus "$work/case.yaml" --report "$work/case.yaml" --force
 check "the corpus file is unchanged" cmp -s "$corpus/cases/fp4_rounding.yaml" "$work/case.yaml"
+printf 'not really a library' > "$work/backend.so"
+expect_status 1 "$work/backend.so: is also an input file" certify --backend "$work/backend.so" --report "$work/backend.so" --force
+check "the backend library is unchanged" grep -q '^not really a library$' "$work/backend.so"
 mkdir "$work/cases" && cp "$work/case.yaml" "$work/cases/"
 expect_status 1 "is inside the input directory" certify --backend scalar --campaign corpus --corpus "$work/cases" --report "$work/cases/case.yaml" --force
 expect_status 1 "is also an input file" $(q) --data "$work/d.npy" --scale "$example" --force
