@@ -4,16 +4,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
 #include "build_info.h"
 #include "certification.h"
+#include "command_line.h"
+#include "exit_status.h"
+#include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
+#include "mxconform/safe_text.h"
+#include "option_values.h"
 
 namespace mxconform::cli {
 namespace {
@@ -23,36 +28,8 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-// Writes `text` to `path` whole (temporary file, then rename); refuses an existing file unless
-// `force`.
-void write_report(const std::string& path, const std::string& text, bool force) {
-  if (exists(path) && !force) throw Error(path + ": exists; pass --force to overwrite");
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw Error(path + ": cannot write (does the directory exist?)");
-    out << text;
-    if (!out.flush()) throw Error(path + ": write failed");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw Error(path + ": cannot write");
-  }
-}
-
-// "I/N" -> (I, N).
-std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
-  const auto slash = text.find('/');
-  try {
-    if (slash != std::string::npos) {
-      const std::size_t index = std::stoul(text.substr(0, slash));
-      const std::size_t count = std::stoul(text.substr(slash + 1));
-      if (count > 0 && index < count) return {index, count};
-    }
-  } catch (const std::exception&) {
-  }
-  throw Error("--shard " + text + ": expected I/N with 0 <= I < N");
-}
+// Text from a certificate (a backend's messages, a shard file's strings) as printed on stdout.
+std::string shown(const std::string& text) { return safe_multiline_text(text, text.size()); }
 
 // A progress bar on a terminal, plain lines otherwise.
 class Progress {
@@ -84,37 +61,49 @@ int run_certify(int argc, char** argv) {
                "property cases, each call in an isolated worker process",
                "mxconform certify"};
   certify::CertifyOptions options;
-  std::string level = "gate", out_dtype, emax_mode = "emax", fp8_nan = "canonical", scale_layout = "physical";
-  std::string report_path, junit_path, shard;
+  std::string level = "gate", emax_mode = "emax", fp8_nan = "canonical", scale_layout = "physical";
+  std::string seed, lane_stride, high_parity, timeout, memory_limit, shard;
+  std::string report_path, junit_path;
   std::vector<std::string> campaigns;
   bool force = false;
   app.add_option("--backend", options.backend, "A built-in backend (see `mxconform backends`) or a path to a shared "
                                                "library exporting mxconform_backend_v1")->required();
   app.add_option("--level", level, "gate (CI, minutes), nightly or soak");
-  app.add_option("--seed", options.seed, "Seed of the generated cases (printed in the certificate)");
+  CLI::Option* seed_option = app.add_option("--seed", seed, "Seed of the generated cases (printed in the certificate)");
   app.add_option("--emax-mode", emax_mode, "EMAX mode certified: emax (default) or emax-1");
   app.add_option("--fp8-nan", fp8_nan, "FP8 NaN policy certified: canonical (default) or zero");
-  app.add_option("--lane-stride", options.knobs.fp4_lane_stride, "FP4 lane stride certified (default 0)");
-  app.add_option("--high-parity", options.knobs.fp4_high_parity, "FP4 high parity certified (default 1)");
+  CLI::Option* lane_stride_option = app.add_option("--lane-stride", lane_stride, "FP4 lane stride certified (default 0)");
+  CLI::Option* high_parity_option = app.add_option("--high-parity", high_parity, "FP4 high parity certified: 0 or 1 (default 1)");
   app.add_option("--scale-layout", scale_layout, "Scale layout certified: physical (default) or logical");
   app.add_flag("--all-knobs", options.all_knobs, "Certify every knob combination the backend declares");
   app.add_option("--campaign", campaigns, "Run only these campaigns: corpus, exhaustive, properties (repeatable)");
   app.add_option("--corpus", options.corpus_paths, "Corpus files or directories (default: mxconform's corpus)");
-  app.add_option("--timeout", options.timeout_seconds, "Per-call timeout in seconds before a call counts as a hang");
+  CLI::Option* timeout_option = app.add_option(
+      "--timeout", timeout, "Per-call timeout in seconds before a call counts as a hang: more than 0, at most 86400 "
+                            "(default 20)");
+  CLI::Option* memory_limit_option = app.add_option(
+      "--memory-limit", memory_limit, "Worker address-space limit: bytes with an optional K, M, G or T suffix "
+                                      "(powers of 1024), 0 for no limit (default 8G)");
   app.add_option("--report", report_path, "Write the certificate (YAML) here");
   app.add_option("--junit", junit_path, "Write JUnit XML here");
   app.add_option("--emit-repro", options.emit_repro_dir, "Write each failure's minimal repro as a corpus file here");
-  app.add_option("--shard", shard, "Run shard I of N (I/N); GTEST_SHARD_INDEX and GTEST_TOTAL_SHARDS also work");
-  app.add_flag("--force", force, "Overwrite existing report files");
-  CLI11_PARSE(app, argc, argv);
+  CLI::Option* shard_option = app.add_option(
+      "--shard", shard, "Run shard I of N (I/N); GTEST_SHARD_INDEX and GTEST_TOTAL_SHARDS also work");
+  app.add_flag("--force", force, "Overwrite existing report files (regular files only)");
+  if (const std::optional<int> status = parse_command_line(app, argc, argv, "certify")) return *status;
 
+  // Every value is checked before any work, each error one line naming its flag.
   options.level = certify::parse_level(level);
+  if (seed_option->count() > 0) options.seed = parse_unsigned("--seed", seed, UINT64_MAX);
   options.knobs.emax_mode = parse_emax_mode(emax_mode);
   options.knobs.fp8_nan = parse_fp8_nan(fp8_nan);
-  options.knobs.scale_layout = parse_scale_layout(scale_layout);
-  if (options.knobs.fp4_high_parity != 0 && options.knobs.fp4_high_parity != 1) {
-    throw Error("--high-parity " + std::to_string(options.knobs.fp4_high_parity) + ": must be 0 or 1");
+  if (lane_stride_option->count() > 0) {
+    options.knobs.fp4_lane_stride = static_cast<std::uint32_t>(parse_unsigned("--lane-stride", lane_stride, UINT32_MAX));
   }
+  if (high_parity_option->count() > 0) options.knobs.fp4_high_parity = parse_parity("--high-parity", high_parity);
+  options.knobs.scale_layout = parse_scale_layout(scale_layout);
+  if (timeout_option->count() > 0) options.timeout_seconds = parse_timeout_seconds("--timeout", timeout);
+  if (memory_limit_option->count() > 0) options.memory_limit_bytes = parse_byte_size("--memory-limit", memory_limit);
   if (!campaigns.empty()) {
     for (const auto& c : campaigns) {
       if (c != "corpus" && c != "exhaustive" && c != "properties") {
@@ -127,36 +116,37 @@ int run_certify(int argc, char** argv) {
     options.corpus_paths = {exists(MXCONFORM_SOURCE_CORPUS_DIR) ? MXCONFORM_SOURCE_CORPUS_DIR
                                                                 : MXCONFORM_INSTALLED_CORPUS_DIR};
   }
-  if (!shard.empty()) {
-    std::tie(options.shard_index, options.shard_count) = parse_shard(shard);
-  } else if (const char* total = std::getenv("GTEST_TOTAL_SHARDS")) {
-    const char* index = std::getenv("GTEST_SHARD_INDEX");
-    std::tie(options.shard_index, options.shard_count) = parse_shard(std::string(index ? index : "0") + "/" + total);
-  }
+  const Shard slice = shard_option->count() > 0 ? parse_shard("--shard", shard) : shard_from_environment();
+  options.shard_index = slice.index;
+  options.shard_count = slice.count;
+  std::vector<std::string> inputs = options.corpus_paths;
+  if (options.backend.find('/') != std::string::npos) inputs.push_back(options.backend);
+  std::vector<std::string> outputs;
   for (const std::string& path : {report_path, junit_path}) {
-    if (!path.empty() && exists(path) && !force) throw Error(path + ": exists; pass --force to overwrite");
+    if (!path.empty()) outputs.push_back(path);
   }
+  check_output_paths(inputs, outputs, force);
+
   Progress progress;
   options.progress = [&progress](const std::string& stage, std::size_t done, std::size_t total) {
     progress(stage, done, total);
   };
-
-  std::fprintf(stderr, "mxconform certify: backend %s, level %s, seed %llu, shard %zu/%zu%s\n", options.backend.c_str(),
-               level.c_str(), static_cast<unsigned long long>(options.seed), options.shard_index, options.shard_count,
-               options.all_knobs ? ", all declared knobs" : "");
+  std::fprintf(stderr, "mxconform certify: backend %s, level %s, seed %llu, shard %zu/%zu%s\n",
+               safe_text(options.backend).c_str(), level.c_str(), static_cast<unsigned long long>(options.seed),
+               options.shard_index, options.shard_count, options.all_knobs ? ", all declared knobs" : "");
   const certify::Certificate certificate = certify::run_certification(options);
   const std::string yaml = certify::to_yaml(certificate);
-  if (!report_path.empty()) write_report(report_path, yaml, force);
-  if (!junit_path.empty()) write_report(junit_path, certify::to_junit(certificate), force);
-  std::cout << certify::verdict_table(certificate);
+  if (!report_path.empty()) write_file_atomically(report_path, yaml, force);
+  if (!junit_path.empty()) write_file_atomically(junit_path, certify::to_junit(certificate), force);
+  std::cout << shown(certify::verdict_table(certificate));
   for (const certify::Failure& f : certificate.failures) {
-    std::cout << "\n" << name(f.outcome) << " in " << f.campaign << " case " << f.case_id << ": " << f.detail << "\n  "
-              << f.configuration << "\n";
-    if (!f.repro_path.empty()) std::cout << "  repro written to " << f.repro_path << "\n";
-    std::cout << f.repro_yaml;
+    std::cout << "\n" << name(f.outcome) << " in " << safe_text(f.campaign) << " case " << safe_text(f.case_id) << ": "
+              << safe_text(f.detail) << "\n  " << safe_text(f.configuration) << "\n";
+    if (!f.repro_path.empty()) std::cout << "  repro written to " << safe_text(f.repro_path) << "\n";
+    std::cout << shown(f.repro_yaml);
   }
-  if (report_path.empty()) std::cout << "\n" << yaml;
-  return certificate.certified() ? 0 : 1;
+  if (report_path.empty()) std::cout << "\n" << shown(yaml);
+  return certificate.certified() ? kExitSuccess : kExitNegativeVerdict;
 }
 
 int run_merge(int argc, char** argv) {
@@ -167,15 +157,18 @@ int run_merge(int argc, char** argv) {
   app.add_option("certificates", inputs, "Shard certificates (YAML)")->required();
   app.add_option("--output", output, "Write the merged certificate here")->required();
   app.add_option("--junit", junit, "Also write JUnit XML here");
-  app.add_flag("--force", force, "Overwrite existing files");
-  CLI11_PARSE(app, argc, argv);
+  app.add_flag("--force", force, "Overwrite existing files (regular files only)");
+  if (const std::optional<int> status = parse_command_line(app, argc, argv, "merge")) return *status;
+  std::vector<std::string> outputs = {output};
+  if (!junit.empty()) outputs.push_back(junit);
+  check_output_paths(inputs, outputs, force);
   std::vector<certify::Certificate> shards;
   for (const std::string& path : inputs) shards.push_back(certify::read_certificate(path));
   const certify::Certificate merged = certify::merge(shards);
-  write_report(output, certify::to_yaml(merged), force);
-  if (!junit.empty()) write_report(junit, certify::to_junit(merged), force);
-  std::cout << certify::verdict_table(merged);
-  return merged.certified() ? 0 : 1;
+  write_file_atomically(output, certify::to_yaml(merged), force);
+  if (!junit.empty()) write_file_atomically(junit, certify::to_junit(merged), force);
+  std::cout << shown(certify::verdict_table(merged));
+  return merged.certified() ? kExitSuccess : kExitNegativeVerdict;
 }
 
 }  // namespace mxconform::cli

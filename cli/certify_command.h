@@ -1,6 +1,7 @@
 #pragma once
 // `mxconform certify` and `mxconform merge`, each with its own argument parser (main() hands
-// them argv from the subcommand on). Return the process exit status: 0 only when certified.
+// them argv from the subcommand on). Return the process exit status (exit_status.h): success when
+// certified, a negative verdict when not; an option or path refused before any work throws Error.
 namespace mxconform::cli {
 
 int run_certify(int argc, char** argv);

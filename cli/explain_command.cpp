@@ -2,14 +2,17 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 #include <iostream>
+#include <limits>
 
 #include "block_explanation.h"
 #include "corpus_loader.h"
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
 #include "mxconform/registry.h"
+#include "option_values.h"
 #include "text_table.h"
 
 namespace mxconform::cli {
@@ -79,8 +82,17 @@ CLI::App* add_explain_command(CLI::App& app, ExplainOptions& options) {
       command->add_option_function<std::string>(
           "--fp8-nan", [&options](const std::string& text) { options.knobs.fp8_nan = parse_fp8_nan(text); },
           "canonical (default) or zero"),
-      command->add_option("--lane-stride", options.knobs.fp4_lane_stride, "FP4 lane stride (default 0)"),
-      command->add_option("--high-parity", options.knobs.fp4_high_parity, "FP4 high parity (default 1)"),
+      command->add_option_function<std::string>(
+          "--lane-stride",
+          [&options](const std::string& text) {
+            options.knobs.fp4_lane_stride = static_cast<std::uint32_t>(
+                parse_unsigned("--lane-stride", text, std::numeric_limits<std::uint32_t>::max()));
+          },
+          "FP4 lane stride (default 0)"),
+      command->add_option_function<std::string>(
+          "--high-parity",
+          [&options](const std::string& text) { options.knobs.fp4_high_parity = parse_parity("--high-parity", text); },
+          "FP4 high parity: 0 or 1 (default 1)"),
       command->add_option_function<std::string>(
           "--scale-layout", [&options](const std::string& text) { options.knobs.scale_layout = parse_scale_layout(text); },
           "physical (default) or logical")};

@@ -1,20 +1,27 @@
 // mxconform: the command-line front end. Thin: parsing, files and reports; the numeric work is in
 // the registered implementations.
-#include <sys/stat.h>
-
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <limits>
+#include <new>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
 #include "mxconform/registry.h"
 #include "certify_command.h"
+#include "command_line.h"
+#include "exit_status.h"
 #include "explain_command.h"
+#include "option_values.h"
 #include "quantize_summary.h"
 #include "replay_command.h"
 #ifdef MXCONFORM_WITH_BENCH
@@ -29,8 +36,8 @@ struct KnobOptions {
   std::string out_dtype;
   std::string emax_mode = "emax";
   std::string fp8_nan = "canonical";
-  std::uint32_t lane_stride = 0;
-  int high_parity = 1;
+  std::string lane_stride = "0";
+  std::string high_parity = "1";
   std::string scale_layout = "physical";
   std::string backend;
   bool force = false;
@@ -47,15 +54,16 @@ void add_knob_options(CLI::App& command, KnobOptions& knobs) {
   command.add_option("--high-parity", knobs.high_parity, "FP4 nibble parity that goes high: 1 (default) or 0");
   command.add_option("--scale-layout", knobs.scale_layout, "physical (slot-interleaved, default) or logical");
   command.add_option("--backend", knobs.backend, "Implementation to run (see `mxconform backends`)");
-  command.add_flag("--force", knobs.force, "Overwrite output files that already exist");
+  command.add_flag("--force", knobs.force, "Overwrite output files that already exist (regular files only)");
 }
 
 void apply_knobs(const KnobOptions& knobs, QuantizeConfig& config) {
   config.output = parse_output_dtype(knobs.out_dtype);
   config.emax_mode = parse_emax_mode(knobs.emax_mode);
   config.fp8_nan = parse_fp8_nan(knobs.fp8_nan);
-  config.fp4_lane_stride = knobs.lane_stride;
-  config.fp4_high_parity = knobs.high_parity;
+  config.fp4_lane_stride = static_cast<std::uint32_t>(
+      parse_unsigned("--lane-stride", knobs.lane_stride, std::numeric_limits<std::uint32_t>::max()));
+  config.fp4_high_parity = parse_parity("--high-parity", knobs.high_parity);
   config.scale_layout = parse_scale_layout(knobs.scale_layout);
 }
 
@@ -81,28 +89,9 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
-// Refuses an output that would replace an input, or that exists without --force, before any
-// file is written, so that a failed command leaves no partial output behind.
-void check_outputs(const std::vector<std::string>& inputs, const std::vector<std::string>& outputs, bool force) {
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    struct stat out_stat {};
-    const bool exists = ::stat(outputs[i].c_str(), &out_stat) == 0;
-    for (const std::string& in : inputs) {
-      struct stat in_stat {};
-      if (exists && ::stat(in.c_str(), &in_stat) == 0 && in_stat.st_dev == out_stat.st_dev &&
-          in_stat.st_ino == out_stat.st_ino) {
-        throw Error(outputs[i] + ": is also an input file; choose another output path");
-      }
-    }
-    for (std::size_t j = 0; j < i; ++j) {
-      if (outputs[j] == outputs[i]) throw Error(outputs[i] + ": named for two outputs");
-    }
-    if (exists && !force) throw Error(outputs[i] + ": exists; pass --force to overwrite");
-  }
-}
-
 int run_quantize(const std::string& input_path, const std::string& in_dtype, const std::string& data_path,
                  const std::string& scale_path, const KnobOptions& knobs, bool quiet) {
+  check_output_paths({input_path}, {data_path, scale_path}, knobs.force);
   npy::Array input = npy::read(input_path);
   if (input.shape.size() != 2) {
     throw Error(input_path + ": expected a 2-D array [P, F], got shape " + shape_text(input.shape));
@@ -125,7 +114,6 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
   apply_knobs(knobs, config);
   validate(config);
   const Implementation& backend = select_backend(knobs.backend, config);
-  check_outputs({input_path}, {data_path, scale_path}, knobs.force);
 
   const Geometry g = geometry(config);
   std::vector<std::uint16_t> elements(config.partitions * config.free);
@@ -137,15 +125,23 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
 
   npy::write(data_path, data, knobs.force);
   npy::write(scale_path, scale, knobs.force);
-  if (!quiet) {
+  if (quiet) return kExitSuccess;
+  // The outputs are written: a summary that cannot be computed (out of memory) does not fail the command.
+  std::string text;
+  try {
     const QuantizeSummary summary = summarize(config, elements.data(), data.bytes.data(), scale.bytes.data());
-    std::cerr << format_summary(config, summary, std::string(backend.name()), input_path, data_path, scale_path);
+    text = format_summary(config, summary, std::string(backend.name()), input_path, data_path, scale_path);
+  } catch (const std::exception& error) {
+    print_error("quantize", error.what(), "outputs written; the summary could not be computed");
+    return kExitSuccess;
   }
-  return 0;
+  std::cerr << text;
+  return kExitSuccess;
 }
 
 int run_dequantize(const std::string& data_path, const std::string& scale_path, const std::string& output_path,
-                   const KnobOptions& knobs) {
+                   const KnobOptions& knobs, bool quiet) {
+  check_output_paths({data_path, scale_path}, {output_path}, knobs.force);
   npy::Array data = npy::read(data_path);
   npy::Array scale = npy::read(scale_path);
   for (const auto* each : {&data, &scale}) {
@@ -167,14 +163,14 @@ int run_dequantize(const std::string& data_path, const std::string& scale_path, 
                 " layout; expected (" + std::to_string(g.scale_rows) + ", " + std::to_string(g.block_cols) + ")");
   }
   const Implementation& backend = select_backend(knobs.backend, config);
-  check_outputs({data_path, scale_path}, {output_path}, knobs.force);
   npy::Array output{npy::ElementType::kFloat32, {config.partitions, config.free},
                     std::vector<std::uint8_t>(config.partitions * config.free * sizeof(float))};
   std::vector<float> values(config.partitions * config.free);
   backend.dequantize(config, data.bytes.data(), scale.bytes.data(), values.data());
   std::memcpy(output.bytes.data(), values.data(), output.bytes.size());
   npy::write(output_path, output, knobs.force);
-  return 0;
+  if (!quiet) std::cerr << format_dequantize_summary(config, std::string(backend.name()), data_path, scale_path, output_path);
+  return kExitSuccess;
 }
 
 int run_backends() {
@@ -188,10 +184,10 @@ int run_backends() {
                 impl->required_features().to_string().c_str(), std::string(impl->description()).c_str());
   }
   std::printf("default: %s\n", std::string(best_implementation().name()).c_str());
-  return 0;
+  return kExitSuccess;
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, const std::string& command) {
   CLI::App app{"mxconform: a differential conformance harness for OCP MX quantization (Neuron QuantizeMx semantics)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "mxconform 0.1.0");
@@ -212,6 +208,7 @@ int run(int argc, char** argv) {
   dequantize->add_option("--data", data_path, "Data .npy written by quantize")->required();
   dequantize->add_option("--scale", scale_path, "Scale .npy written by quantize")->required();
   dequantize->add_option("--output", output_path, "Output float32 .npy [P, F]")->required();
+  dequantize->add_flag("--quiet", quiet, "Do not print the summary");
   add_knob_options(*dequantize, dequantize_knobs);
 
   CLI::App* backends = app.add_subcommand("backends", "List the implementations and whether this CPU runs them");
@@ -219,25 +216,34 @@ int run(int argc, char** argv) {
   CLI::App* replay = add_replay_command(app, replay_options);
   ExplainOptions explain_options;
   CLI::App* explain = add_explain_command(app, explain_options);
-#ifdef MXCONFORM_WITH_BENCH
   // Listed for --help only: main() hands these to their own parsers before this one.
   app.add_subcommand("certify", "Certify a backend (built-in or plug-in .so) against the oracle; "
                                 "`mxconform certify --help` for flags")
       ->allow_extras();
   app.add_subcommand("merge", "Merge shard certificates into one")->allow_extras();
+#ifdef MXCONFORM_WITH_BENCH
   // Listed for --help only: main() hands `bench` to mxconform::bench::run before this parser.
   app.add_subcommand("bench", "Time every backend against speed-of-light kernels (Google Benchmark; "
                               "`mxconform bench --help` for flags)")
       ->allow_extras();
 #endif
 
-  CLI11_PARSE(app, argc, argv);
+  if (const std::optional<int> status = parse_command_line(app, argc, argv, command)) return *status;
   if (quantize->parsed()) return run_quantize(input_path, in_dtype, data_path, scale_path, quantize_knobs, quiet);
-  if (dequantize->parsed()) return run_dequantize(data_path, scale_path, output_path, dequantize_knobs);
+  if (dequantize->parsed()) return run_dequantize(data_path, scale_path, output_path, dequantize_knobs, quiet);
   if (backends->parsed()) return run_backends();
   if (replay->parsed()) return run_replay(replay_options);
   if (explain->parsed()) return run_explain(explain_options);
-  return 2;
+  throw std::logic_error("no subcommand ran although one parsed");
+}
+
+// The subcommand named by argv[1], for error messages; empty when argv[1] names none.
+std::string command_name(int argc, char** argv) {
+  if (argc < 2) return "";
+  for (const char* known : {"quantize", "dequantize", "backends", "replay", "explain", "certify", "merge"}) {
+    if (std::strcmp(argv[1], known) == 0) return known;
+  }
+  return "";
 }
 
 }  // namespace
@@ -248,15 +254,20 @@ int main(int argc, char** argv) {
   // Before CLI11, so that Google Benchmark's own flags reach it untouched.
   if (argc > 1 && std::strcmp(argv[1], "bench") == 0) return mxconform::bench::run(argc - 1, argv + 1);
 #endif
+  using namespace mxconform::cli;
+  const std::string command = command_name(argc, argv);
   try {
-    if (argc > 1 && std::strcmp(argv[1], "certify") == 0) return mxconform::cli::run_certify(argc - 1, argv + 1);
-    if (argc > 1 && std::strcmp(argv[1], "merge") == 0) return mxconform::cli::run_merge(argc - 1, argv + 1);
-    return mxconform::cli::run(argc, argv);
+    if (command == "certify") return run_certify(argc - 1, argv + 1);
+    if (command == "merge") return run_merge(argc - 1, argv + 1);
+    return run(argc, argv, command);
   } catch (const mxconform::Error& error) {
-    std::fprintf(stderr, "mxconform: error: %s\n", error.what());
-    return 1;
+    print_error(command, error.what());
+    return kExitError;
+  } catch (const std::bad_alloc&) {
+    print_error(command, "out of memory");
+    return kExitError;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "mxconform: internal error: %s\n", error.what());
-    return 3;
+    print_error(command, error.what(), "internal error");
+    return kExitInternalError;
   }
 }

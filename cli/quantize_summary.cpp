@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "mxconform/safe_text.h"
 #include "mxconform/scale_layout.h"
 #include "scalar_backend.h"
 #include "widen.h"
@@ -55,29 +56,51 @@ QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* inp
   return s;
 }
 
-std::string format_summary(const QuantizeConfig& config, const QuantizeSummary& summary,
-                           const std::string& backend, const std::string& input_path,
-                           const std::string& data_path, const std::string& scale_path) {
+namespace {
+
+// The data and scale lines shared by both summaries: path, dtype, shape, layout.
+void describe_outputs(std::ostringstream& text, const QuantizeConfig& config, const std::string& data_path,
+                      const std::string& scale_path) {
   const Geometry g = geometry(config);
   const OutputDtypeInfo& out = info(config.output);
-  std::ostringstream text;
-  text << "mxconform quantize: backend " << backend << "\n";
-  text << "  input      " << input_path << "  " << name(config.input) << " [" << config.partitions << ", "
-       << config.free << "]\n";
-  text << "  data       " << data_path << "  " << out.name << " (id " << static_cast<int>(out.id) << ")  |u1 ["
-       << config.partitions << ", " << g.data_row_bytes << "] bytes";
+  text << "  data       " << safe_text(data_path) << "  " << out.name << " (id " << static_cast<int>(out.id)
+       << ")  |u1 [" << config.partitions << ", " << g.data_row_bytes << "] bytes";
   if (out.elements_per_container > 1) {
     text << ", [" << config.partitions << ", " << g.containers_per_row << "] x" << out.elements_per_container
          << " containers";
   }
   text << "\n";
-  text << "  scale      " << scale_path << "  e8m0 |u1 [" << g.scale_rows << ", " << g.block_cols << "] "
+  text << "  scale      " << safe_text(scale_path) << "  e8m0 |u1 [" << g.scale_rows << ", " << g.block_cols << "] "
        << name(config.scale_layout) << " layout, " << g.block_rows * g.block_cols << " blocks\n";
+}
+
+}  // namespace
+
+std::string format_summary(const QuantizeConfig& config, const QuantizeSummary& summary,
+                           const std::string& backend, const std::string& input_path,
+                           const std::string& data_path, const std::string& scale_path) {
+  std::ostringstream text;
+  text << "mxconform quantize: backend " << backend << "\n";
+  text << "  input      " << safe_text(input_path) << "  " << name(config.input) << " [" << config.partitions << ", "
+       << config.free << "]\n";
+  describe_outputs(text, config, data_path, scale_path);
   text << "  config     " << describe(config) << "\n";
   text << "  elements   " << summary.elements << ": saturated " << summary.saturated << ", flushed to zero "
        << summary.flushed << ", NaN " << summary.nan << ", Inf " << summary.inf << "\n";
   text << "  e8m0 range " << summary.scale_min << " .. " << summary.scale_max << " (2^" << summary.scale_min - E8M0::kBias
        << " .. 2^" << summary.scale_max - E8M0::kBias << ")\n";
+  return text.str();
+}
+
+std::string format_dequantize_summary(const QuantizeConfig& config, const std::string& backend,
+                                      const std::string& data_path, const std::string& scale_path,
+                                      const std::string& output_path) {
+  std::ostringstream text;
+  text << "mxconform dequantize: backend " << backend << "\n";
+  describe_outputs(text, config, data_path, scale_path);
+  text << "  output     " << safe_text(output_path) << "  float32 <f4 [" << config.partitions << ", " << config.free
+       << "]\n";
+  text << "  config     " << describe(config) << "\n";
   return text.str();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// What a quantize did, element by element, for the summary printed after `mxconform quantize`.
+// What a quantize did, element by element, for the summary printed after `mxconform quantize`;
+// and the files and shapes a dequantize read and wrote, printed after `mxconform dequantize`.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,9 +24,15 @@ struct QuantizeSummary {
 QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* input,
                           const std::uint8_t* data, const std::uint8_t* scale);
 
-// Multi-line, aligned text naming the backend, files, shape, configuration and counts.
+// Multi-line, aligned text naming the backend, files, shape, configuration and counts. Paths are
+// shown through safe_text.
 std::string format_summary(const QuantizeConfig& config, const QuantizeSummary& summary,
                            const std::string& backend, const std::string& input_path,
                            const std::string& data_path, const std::string& scale_path);
+
+// The same for a dequantize: backend, the data and scale read, the float32 output, configuration.
+std::string format_dequantize_summary(const QuantizeConfig& config, const std::string& backend,
+                                      const std::string& data_path, const std::string& scale_path,
+                                      const std::string& output_path);
 
 }  // namespace mxconform::cli

@@ -8,8 +8,11 @@
 
 #include "case_replay.h"
 #include "corpus_loader.h"
+#include "exit_status.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
+#include "mxconform/safe_text.h"
+#include "option_values.h"
 #include "text_table.h"
 
 namespace mxconform::cli {
@@ -58,6 +61,8 @@ Style verdict_style(Verdict verdict) {
   return Style::kPlain;
 }
 
+constexpr std::size_t kMaxDifferences = std::size_t{1} << 20;
+
 std::string padded(std::string_view text, std::size_t width) {
   std::string out(text);
   if (out.size() < width) out.append(width - out.size(), ' ');
@@ -72,8 +77,12 @@ CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options) {
   command->add_option("paths", options.paths, "Corpus files or directories")->required();
   command->add_option("--backend", options.backends,
                       "Implementation to replay against; repeat for several (default: every one this CPU runs)");
-  command->add_option("--max-differences", options.max_differences,
-                      "Differing bytes printed per buffer of a failed case (default 8)");
+  command->add_option_function<std::string>(
+      "--max-differences",
+      [&options](const std::string& text) {
+        options.max_differences = parse_unsigned("--max-differences", text, kMaxDifferences);
+      },
+      "Differing bytes printed per buffer of a failed case (default 8)");
   command->add_flag("--failures-only", options.failures_only, "Print only failed and not-supported cases");
   return command;
 }
@@ -86,7 +95,7 @@ int run_replay(const ReplayOptions& options) {
 
   std::size_t id_width = 0;
   std::size_t backend_width = 0;
-  for (const auto& c : cases) id_width = std::max(id_width, c.id.size());
+  for (const auto& c : cases) id_width = std::max(id_width, safe_text(c.id).size());
   for (const Implementation* impl : backends) backend_width = std::max(backend_width, impl->name().size());
   const std::size_t verdict_width = corpus::name(Verdict::kNotSupported).size();
 
@@ -99,11 +108,11 @@ int run_replay(const ReplayOptions& options) {
       if (result.verdict == Verdict::kFail) failures.emplace_back(&c, impl);
       if (options.failures_only && result.verdict == Verdict::kPass) continue;
       std::cout << styled(padded(corpus::name(result.verdict), verdict_width), verdict_style(result.verdict), colour)
-                << "  " << padded(impl->name(), backend_width) << "  " << padded(c.id, id_width) << "  "
-                << corpus::to_string(c.location) << "\n";
-      if (result.verdict == Verdict::kNotSupported) std::cout << "    " << result.reason << "\n";
+                << "  " << padded(impl->name(), backend_width) << "  " << padded(safe_text(c.id), id_width) << "  "
+                << safe_text(corpus::to_string(c.location)) << "\n";
+      if (result.verdict == Verdict::kNotSupported) std::cout << "    " << safe_text(result.reason) << "\n";
       if (result.verdict != Verdict::kFail) continue;
-      if (!result.reason.empty()) std::cout << "    " << result.reason << "\n";
+      if (!result.reason.empty()) std::cout << "    " << safe_text(result.reason) << "\n";
       for (const corpus::ByteDifference& d : result.differences) std::cout << "    " << corpus::to_string(d) << "\n";
       const Geometry g = geometry(c.config);
       std::cout << "    " << result.data_differences << " of " << g.data_bytes << " data bytes and "
@@ -117,10 +126,10 @@ int run_replay(const ReplayOptions& options) {
             << counts[2] << " not supported\n";
   if (!failures.empty()) {
     const auto& [c, impl] = failures.front();
-    std::cout << "explain the first failure: mxconform explain --corpus " << c->location.file << " --id " << c->id
-              << " --backend " << impl->name() << "\n";
+    std::cout << "explain the first failure: mxconform explain --corpus " << safe_text(c->location.file) << " --id "
+              << safe_text(c->id) << " --backend " << impl->name() << "\n";
   }
-  return failures.empty() ? 0 : 1;
+  return failures.empty() ? kExitSuccess : kExitNegativeVerdict;
 }
 
 }  // namespace mxconform::cli

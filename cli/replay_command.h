@@ -19,8 +19,9 @@ struct ReplayOptions {
 // Adds the subcommand to `app`; the options are filled when it is parsed.
 CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options);
 
-// Prints the report to stdout. Returns 0 when no case failed, 1 otherwise. A bad corpus file or
-// an unusable backend throws Error before anything runs.
+// Prints the report to stdout, corpus text (ids, file names) through safe_text. Returns
+// kExitSuccess when no case failed, kExitNegativeVerdict otherwise. A bad corpus file or an
+// unusable backend throws Error before anything runs.
 int run_replay(const ReplayOptions& options);
 
 }  // namespace mxconform::cli

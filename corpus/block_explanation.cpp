@@ -6,6 +6,7 @@
 #include "element_syntax.h"
 #include "mxconform/error.h"
 #include "mxconform/formats.h"
+#include "mxconform/safe_text.h"
 #include "oracle.h"
 #include "text_table.h"
 #include "value_text.h"
@@ -221,9 +222,10 @@ class Explanation {
                    Style::kHeading, colour_)
          << "\n";
     if (const CorpusCase* c = r_.corpus_case) {
-      about("case", c->id + "  (" + to_string(c->location) + ")");
-      about("why", c->why);
-      about("source", c->source);
+      // A corpus file's text reaches the terminal escaped (safe_text.h).
+      about("case", safe_text(c->id) + "  (" + safe_text(to_string(c->location)) + ")");
+      about("why", safe_multiline_text(c->why));
+      about("source", safe_multiline_text(c->source));
     }
     about("config", describe(config));
     if (r_.subject != nullptr) about("subject", std::string(r_.subject->name()) + " (its codes in the 'subject' column)");

@@ -9,15 +9,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <string>
 
+#include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 
 namespace mxconform::npy {
@@ -126,19 +125,6 @@ size_t read_fully(const std::string& path, int fd, uint8_t* buffer, size_t count
     done += static_cast<size_t>(n);
   }
   return done;
-}
-
-void write_fully(const std::string& path, const std::string& temp_path, int fd,
-                 const uint8_t* buffer, size_t count) {
-  size_t done = 0;
-  while (done < count) {
-    const ssize_t n = ::write(fd, buffer + done, count - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail(path, "cannot write temporary file '" + temp_path + "': " + errno_text(errno));
-    }
-    done += static_cast<size_t>(n);
-  }
 }
 
 // The three header fields, as parsed.
@@ -338,8 +324,6 @@ std::string make_header(const Array& array) {
   return header;
 }
 
-std::atomic<unsigned> temp_counter{0};
-
 }  // namespace
 
 std::string_view descr(ElementType type) {
@@ -450,64 +434,12 @@ void write(const std::string& path, const Array& array, bool overwrite) {
     fail(path, "cannot write: shape has too many dimensions for a version 1.0 header");
   }
 
-  const std::filesystem::path target(path);
-  if (!target.has_filename()) fail(path, "cannot write: path names a directory, not a file");
-  const std::filesystem::path directory = target.parent_path();
-  const std::string directory_text = directory.empty() ? "." : directory.string();
-  struct stat info {};
-  if (::stat(directory_text.c_str(), &info) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) {
-      fail(path, "output directory '" + directory_text + "' does not exist");
-    }
-    fail(path, "cannot access output directory '" + directory_text + "': " + errno_text(errno));
-  }
-  if (!S_ISDIR(info.st_mode)) fail(path, "output directory '" + directory_text + "' is not a directory");
-  if (::lstat(path.c_str(), &info) == 0) {
-    if (!overwrite) fail(path, "exists; pass --force to overwrite");
-    if (S_ISDIR(info.st_mode)) fail(path, "is a directory; refusing to replace it");
-  } else if (errno != ENOENT) {
-    fail(path, "cannot access: " + errno_text(errno));
-  }
-
-  // Create a uniquely named temporary file next to the target.
-  std::string temp_path;
-  int fd = -1;
-  for (int attempt = 0; fd < 0; ++attempt) {
-    const std::string name = "." + target.filename().string() + ".tmp." +
-                             std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
-    temp_path = (directory / name).string();
-    fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && (errno != EEXIST || attempt >= 100)) {
-      fail(path, "cannot create temporary file '" + temp_path + "': " + errno_text(errno));
-    }
-  }
-  FileDescriptor file(fd);
-  // Removes the temporary file on every exit but success.
-  struct TempRemover {
-    const std::string& temp;
-    bool keep = false;
-    ~TempRemover() {
-      if (!keep) ::unlink(temp.c_str());
-    }
-  } remover{temp_path};
-
-  write_fully(path, temp_path, file.get(), reinterpret_cast<const uint8_t*>(kMagic), kMagicLength);
-  const uint8_t version_and_length[4] = {1, 0, static_cast<uint8_t>(header.size() & 0xff),
-                                         static_cast<uint8_t>(header.size() >> 8)};
-  write_fully(path, temp_path, file.get(), version_and_length, sizeof version_and_length);
-  write_fully(path, temp_path, file.get(), reinterpret_cast<const uint8_t*>(header.data()),
-              header.size());
-  write_fully(path, temp_path, file.get(), array.bytes.data(), array.bytes.size());
-  if (::fsync(file.get()) != 0) {
-    fail(path, "cannot sync temporary file '" + temp_path + "': " + errno_text(errno));
-  }
-  if (file.close() != 0) {
-    fail(path, "cannot close temporary file '" + temp_path + "': " + errno_text(errno));
-  }
-  if (::rename(temp_path.c_str(), path.c_str()) != 0) {
-    fail(path, "cannot rename temporary file '" + temp_path + "' over it: " + errno_text(errno));
-  }
-  remover.keep = true;
+  const char version_and_length[4] = {1, 0, static_cast<char>(header.size() & 0xff),
+                                      static_cast<char>(header.size() >> 8)};
+  write_file_atomically(path,
+                        {std::string_view(kMagic, kMagicLength), std::string_view(version_and_length, 4), header,
+                         std::string_view(reinterpret_cast<const char*>(array.bytes.data()), array.bytes.size())},
+                        overwrite);
 }
 
 }  // namespace mxconform::npy

@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
 # The mxconform CLI end to end: the oracle and every runnable backend write identical files for every
-# output dtype and knob, and bad input gets one clear line and a non-zero exit with no output.
+# output dtype and knob, and bad input gets one clear line and exit status 1 with no output.
 # Usage: cli_test.sh MXCONFORM_BINARY EXAMPLE_BF16_NPY
 set -uo pipefail
 mx=$1
 example=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { passes=$((passes + 1)); }
+source "$(dirname "$0")/cli_checks.sh"
 
 # An .npy file with a hand-written header: npy NAME DESCR SHAPE DATA_BYTES
 npy() {
@@ -62,14 +57,21 @@ grep -q "shape': (4, 16)" "$work/s4.npy" && pass || fail "scale of P=32 is not [
 for word in "saturated" "flushed to zero" "NaN 1" "Inf 1" "e8m0 range" "emax_mode=emax"; do
   grep -q "$word" "$work/summary" && pass || fail "summary lacks '$word'"
 done
-"$mx" dequantize --data "$work/d4.npy" --scale "$work/s4.npy" --out-dtype fp4 --output "$work/y.npy" \
+"$mx" dequantize --data "$work/d4.npy" --scale "$work/s4.npy" --out-dtype fp4 --output "$work/y.npy" 2> "$work/summary" \
   && grep -q "'<f4'.*(32, 64)" "$work/y.npy" && pass || fail "dequantize did not write float32 [32, 64]"
+for word in "mxconform dequantize: backend" "d4.npy  float4_e2m1fn_x4" "s4.npy  e8m0" "y.npy  float32 <f4 [32, 64]" "scale_layout=physical"; do
+  grep -qF "$word" "$work/summary" && pass || fail "dequantize summary lacks '$word': $(cat "$work/summary")"
+done
+"$mx" dequantize --quiet --data "$work/d4.npy" --scale "$work/s4.npy" --out-dtype fp4 --output "$work/y.npy" --force 2> "$work/summary" \
+  && [[ ! -s "$work/summary" ]] && pass || fail "dequantize --quiet printed: $(cat "$work/summary")"
 
-# 3. Bad input: a clear line naming the file or rule, non-zero exit, no output written.
+# 3. Bad input: a clear line naming the file or rule, exit status 1, no output written.
 expect_error() {  # expect_error PATTERN ARGS...
   local pattern=$1; shift
   rm -f "$work/out.d.npy" "$work/out.s.npy"
-  if "$mx" "$@" > "$work/stdout" 2> "$work/err"; then fail "accepted: $*"; return; fi
+  "$mx" "$@" > "$work/stdout" 2> "$work/err"
+  local status=$?
+  if [[ $status -ne 1 ]]; then fail "exit $status, not 1: $*"; return; fi
   if ! grep -q -- "$pattern" "$work/err"; then fail "error for '$*' lacks '$pattern': $(cat "$work/err")"; return; fi
   if [[ -e "$work/out.d.npy" || -e "$work/out.s.npy" ]]; then fail "wrote output despite error: $*"; return; fi
   pass
@@ -102,5 +104,4 @@ expect_error "exists; pass --force" quantize --input "$example" --in-dtype bfloa
 npy "$work/bad_scale.npy" '|u1' '(3, 16)' 48
 expect_error "does not match data" dequantize --data "$work/d4.npy" --scale "$work/bad_scale.npy" --out-dtype fp4 --output "$work/out.d.npy"
 
-echo "cli: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish cli

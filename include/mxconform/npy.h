@@ -33,10 +33,11 @@ struct Array {
 // or over-long file or an unsupported dtype. Allocates only after checking sizes against the file.
 Array read(const std::string& path);
 
-// Writes `array` to `path` as a version 1.0 .npy file, whole or not at all: writes a temporary
-// file in the same directory then renames it over `path`. Refuses (Error) when `path` exists and
-// `overwrite` is false, when its directory is missing, or when array.bytes does not match its
-// shape. On failure no temporary file is left behind and an existing `path` is unchanged.
+// Writes `array` to `path` as a version 1.0 .npy file with write_file_atomically (atomic_file.h):
+// whole or not at all, only over a regular file. Refuses (Error) when `path` exists and
+// `overwrite` is false, when it is not a regular file, when its directory is missing, or when
+// array.bytes does not match its shape. On failure no temporary file is left behind and an
+// existing `path` is unchanged.
 void write(const std::string& path, const Array& array, bool overwrite);
 
 }  // namespace mxconform::npy
