@@ -1,16 +1,414 @@
 // Certificates: the YAML certificate, JUnit XML, reading a certificate back, merging the
 // certificates of shards, and the verdict table.
-#include <cstdio>
+//
+// Text from outside mxconform (a backend's name, description, path and messages, corpus case ids,
+// repros) is held raw in a Certificate and escaped once, where it is emitted: with safe_text or
+// safe_multiline_text (and U+FFFE, U+FFFF as \xNN) into the YAML certificate, the JUnit XML and
+// the verdict table.
+// read_certificate undoes the YAML escaping, so a certificate read back holds the bytes that were
+// written, and a merged certificate emits them again unchanged, never escaped twice.
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
+#include <pugixml.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "certification.h"
 #include "mxconform/error.h"
+#include "mxconform/safe_text.h"
 
 namespace mxconform::certify {
+namespace {
+
+// ---- Text from outside. ----
+
+constexpr std::size_t kUncapped = std::numeric_limits<std::size_t>::max();
+// Raw bytes the YAML certificate keeps of one field, and of one repro.
+constexpr std::size_t kMaxFieldBytes = kDefaultSafeTextBytes;
+constexpr std::size_t kMaxReproBytes = std::size_t{256} << 10;
+// Raw bytes of one repro in the JUnit XML and the verdict table.
+constexpr std::size_t kMaxShownReproBytes = std::size_t{64} << 10;
+
+// At most max_bytes bytes: a longer text keeps its start and ends in "... (N more bytes)", the
+// whole within max_bytes, so that cutting a cut text changes nothing.
+std::string cut(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  const auto marker = [](std::size_t more) { return "... (" + std::to_string(more) + " more bytes)"; };
+  const std::size_t keep = max_bytes - marker(text.size()).size();  // marker(fewer) is no longer
+  return std::string(text.substr(0, keep)) + marker(text.size() - keep);
+}
+
+// The byte that `digits`, two hex digits, spell, or nothing.
+std::optional<char> hex_byte(std::string_view digits) {
+  unsigned value = 0;
+  const char* end = digits.data() + digits.size();
+  if (digits.size() != 2 || std::from_chars(digits.data(), end, value, 16).ptr != end) return std::nullopt;
+  return static_cast<char>(value);
+}
+
+// The inverse of safe_text and safe_multiline_text: "\\" is one backslash, "\xNN" the byte NN.
+// Any other backslash is kept as it is.
+std::string unescaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const std::string_view rest = text.substr(i);
+    if (rest.substr(0, 2) == "\\\\") {
+      out += '\\';
+      i += 1;
+    } else if (const auto byte = rest.substr(0, 2) == "\\x" ? hex_byte(rest.substr(2, 2)) : std::nullopt) {
+      out += *byte;
+      i += 3;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// Whether yaml-cpp's literal block style gives the text back: it writes no indentation or
+// chomping indicator, so the text must end in exactly one newline and start with neither a
+// blank nor an empty line. Other text is written double-quoted.
+bool literal_round_trips(std::string_view text) {
+  return text.size() >= 2 && text.back() == '\n' && text[text.size() - 2] != '\n' && text.front() != ' ' &&
+         text.front() != '\t' && text.front() != '\n';
+}
+
+// safe_text leaves UTF-8 without control characters, which may still hold the noncharacters
+// U+FFFE and U+FFFF, outside both XML 1.0's Char and YAML's printable set: they are shown as
+// \xNN as well (safe_text doubled every backslash, so this stays unambiguous).
+std::string without_fffe_ffff(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 2, "\xEF\xBF") == 0 && i + 2 < text.size() && (text[i + 2] == '\xBE' || text[i + 2] == '\xBF')) {
+      out += text[i + 2] == '\xBE' ? "\\xEF\\xBF\\xBE" : "\\xEF\\xBF\\xBF";
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// Raw text as every report shows it: printable UTF-8 (plus newlines and tabs for `lines`).
+std::string shown(std::string_view raw, std::size_t max_bytes = kDefaultSafeTextBytes) {
+  return without_fffe_ffff(safe_text(raw, max_bytes));
+}
+std::string shown_lines(std::string_view raw, std::size_t max_bytes) {
+  return without_fffe_ffff(safe_multiline_text(raw, max_bytes));
+}
+
+// A field as the YAML certificate holds it: cut, so that a cut text is cut no more, then shown.
+std::string yaml_text(std::string_view raw) { return shown(cut(raw, kMaxFieldBytes), kUncapped); }
+std::string yaml_lines(std::string_view raw) { return shown_lines(cut(raw, kMaxReproBytes), kUncapped); }
+
+// ---- Counts and outcomes. ----
+
+// A plain unsigned decimal within 64 bits: digits only, no sign, exponent, base prefix, blank or
+// leading zero.
+std::optional<std::uint64_t> decimal(std::string_view text) {
+  if (text.empty() || (text.size() > 1 && text[0] == '0')) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char ch : text) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    const auto digit = static_cast<std::uint64_t>(ch - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+// sum + more; throws Error("<what> overflow 64 bits") instead of wrapping.
+std::size_t checked_sum(std::size_t sum, std::size_t more, const std::string& what) {
+  if (more > kUncapped - sum) throw Error(what + " overflow 64 bits");
+  return sum + more;
+}
+
+// Every enumerator from kPass on has a name; name() answers "?" past the last one.
+Outcome outcome_named(const std::string& text) {
+  for (int i = 0;; ++i) {
+    const char* known = name(static_cast<Outcome>(i));
+    if (std::strcmp(known, "?") == 0) break;
+    if (text == known) return static_cast<Outcome>(i);
+  }
+  throw Error("unknown outcome '" + safe_text(text, 64) + "'");
+}
+
+// Whether a counted outcome keeps a certificate from certifying: every outcome but pass and
+// not-supported (is_failure), and any name mxconform does not know.
+bool counts_as_failure(const std::string& outcome) {
+  return outcome != name(Outcome::kPass) && outcome != name(Outcome::kUnsupported);
+}
+
+// Why the counts and failures do not certify, or "" when they do: certified iff no failure
+// outcome is counted, no failure is listed and at least one case passed.
+std::string why_not_certified(const Certificate& certificate) {
+  bool passed = false;
+  for (const Tally& t : certificate.tallies) {
+    for (const auto& [outcome, count] : t.outcomes) {
+      if (count > 0 && counts_as_failure(outcome)) return outcome + " counted";
+      passed |= count > 0 && outcome == name(Outcome::kPass);
+    }
+  }
+  if (!certificate.failures.empty()) return std::to_string(certificate.failures.size()) + " failure(s) listed";
+  return passed ? "" : "no case passed";
+}
+
+const char* verdict_text(bool certified) { return certified ? "certified" : "not certified"; }
+
+// The rules every certificate keeps, read or about to be merged: known outcome names; `cases`
+// equal to the sum of every outcome count over all results (each case is counted once, in one
+// tally); the verdict the counts and failures give. Throws Error naming the rule.
+void check_consistency(const Certificate& certificate) {
+  std::size_t counted = 0;
+  for (const Tally& t : certificate.tallies) {
+    for (const auto& [outcome, count] : t.outcomes) {
+      outcome_named(outcome);
+      counted = checked_sum(counted, count, "the outcome counts in results");
+    }
+  }
+  if (counted != certificate.cases) {
+    throw Error("cases is " + std::to_string(certificate.cases) + ", but the outcome counts in results sum to " +
+                std::to_string(counted) + ": every case is counted once");
+  }
+  const auto verdict = certificate.header.find("verdict");
+  if (verdict == certificate.header.end()) throw Error("no verdict");
+  const std::string why = why_not_certified(certificate);
+  if (verdict->second != verdict_text(why.empty())) {
+    throw Error("verdict is '" + safe_text(verdict->second, 64) + "', but the counts and failures say '" +
+                verdict_text(why.empty()) + "'" + (why.empty() ? "" : " (" + why + ")"));
+  }
+}
+
+// ---- Reading a certificate. ----
+
+// The top-level keys that are not header lines.
+const std::set<std::string>& body_keys() {
+  static const std::set<std::string> keys = {"mxconform_certificate", "cases", "configurations", "coverage", "results",
+                                             "failures"};
+  return keys;
+}
+
+std::size_t count_from(const YAML::Node& node, const std::string& field) {
+  // A quoted or tagged scalar is not a count; yaml-cpp's own conversion would also take
+  // "0x10", "010" (octal) and "+5".
+  if (!node.IsScalar() || node.Tag() != "?") throw Error(field + ": not a count");
+  const std::optional<std::uint64_t> value = decimal(node.Scalar());
+  if (!value || *value > kUncapped) {
+    throw Error(field + ": '" + safe_text(node.Scalar(), 64) + "' is not an unsigned decimal count within 64 bits");
+  }
+  return static_cast<std::size_t>(*value);
+}
+
+std::string text_from(const YAML::Node& node, const std::string& field) {
+  if (!node.IsScalar()) throw Error(field + ": not text");
+  return unescaped(node.Scalar());
+}
+
+// The entries of a YAML map, in order, after checking that the keys are text, each once, and
+// (when `allowed` is not empty) among `allowed`.
+std::vector<std::pair<std::string, YAML::Node>> map_entries(const YAML::Node& map, const std::string& field,
+                                                            const std::set<std::string>& allowed = {}) {
+  if (!map.IsMap()) throw Error(field + ": not a map");
+  std::vector<std::pair<std::string, YAML::Node>> entries;
+  std::set<std::string> seen;
+  for (const auto& entry : map) {
+    if (!entry.first.IsScalar()) throw Error(field + ": a key that is not text");
+    const std::string key = entry.first.Scalar();
+    const std::string shown_key = (field.empty() ? "" : field + ".") + safe_text(key, 64);
+    if (!seen.insert(key).second) throw Error(shown_key + ": given twice");
+    if (!allowed.empty() && allowed.count(key) == 0) throw Error(shown_key + ": unknown key");
+    entries.emplace_back(key, entry.second);
+  }
+  return entries;
+}
+
+YAML::Node required(const YAML::Node& map, const std::string& key, const std::string& field) {
+  const YAML::Node node = map[key];
+  if (!node) throw Error((field.empty() ? "" : field + ".") + key + ": missing");
+  return node;
+}
+
+void check_sequence(const YAML::Node& node, const std::string& field) {
+  if (!node.IsSequence()) throw Error(field + ": not a list");
+}
+
+Tally tally_from(const YAML::Node& node, const std::string& field) {
+  map_entries(node, field, {"campaign", "configuration", "output", "outcomes", "not_supported"});
+  Tally t;
+  t.campaign = text_from(required(node, "campaign", field), field + ".campaign");
+  t.configuration = text_from(required(node, "configuration", field), field + ".configuration");
+  t.output = text_from(required(node, "output", field), field + ".output");
+  for (const auto& [outcome, count] : map_entries(required(node, "outcomes", field), field + ".outcomes")) {
+    const std::string outcome_field = field + ".outcomes." + safe_text(outcome, 64);
+    try {
+      outcome_named(outcome);
+    } catch (const Error& error) {
+      throw Error(field + ".outcomes: " + error.what());
+    }
+    t.outcomes[outcome] = count_from(count, outcome_field);
+  }
+  if (node["not_supported"]) t.unsupported = text_from(node["not_supported"], field + ".not_supported");
+  return t;
+}
+
+Failure failure_from(const YAML::Node& node, const std::string& field) {
+  map_entries(node, field, {"campaign", "case", "configuration", "knobs", "outcome", "detail", "repro_file", "repro"});
+  Failure f;
+  f.campaign = text_from(required(node, "campaign", field), field + ".campaign");
+  f.case_id = text_from(required(node, "case", field), field + ".case");
+  f.configuration = text_from(required(node, "configuration", field), field + ".configuration");
+  f.knobs = text_from(required(node, "knobs", field), field + ".knobs");
+  try {
+    f.outcome = outcome_named(text_from(required(node, "outcome", field), field + ".outcome"));
+  } catch (const Error& error) {
+    throw Error(field + ".outcome: " + error.what());
+  }
+  f.detail = text_from(required(node, "detail", field), field + ".detail");
+  if (node["repro_file"]) f.repro_path = text_from(node["repro_file"], field + ".repro_file");
+  f.repro_yaml = text_from(required(node, "repro", field), field + ".repro");
+  return f;
+}
+
+Certificate certificate_from(const YAML::Node& root) {
+  if (!root.IsMap() || !root["mxconform_certificate"] || !root["mxconform_certificate"].IsScalar() ||
+      decimal(root["mxconform_certificate"].Scalar()) != std::optional<std::uint64_t>(1)) {
+    throw Error("not an mxconform certificate (no mxconform_certificate: 1)");
+  }
+  Certificate c;
+  for (const auto& [key, value] : map_entries(root, "")) {
+    if (body_keys().count(key) == 0) c.header[unescaped(key)] = text_from(value, safe_text(key, 64));
+  }
+  c.cases = count_from(required(root, "cases", ""), "cases");
+  const YAML::Node configurations = required(root, "configurations", "");
+  check_sequence(configurations, "configurations");
+  for (std::size_t i = 0; i < configurations.size(); ++i) {
+    c.configurations.push_back(text_from(configurations[i], "configurations[" + std::to_string(i) + "]"));
+  }
+  for (const auto& [cls, count] : map_entries(required(root, "coverage", ""), "coverage")) {
+    c.coverage[unescaped(cls)] = count_from(count, "coverage." + safe_text(cls, 64));
+  }
+  const YAML::Node results = required(root, "results", "");
+  check_sequence(results, "results");
+  for (std::size_t i = 0; i < results.size(); ++i) c.tallies.push_back(tally_from(results[i], "results[" + std::to_string(i) + "]"));
+  const YAML::Node failures = required(root, "failures", "");
+  check_sequence(failures, "failures");
+  for (std::size_t i = 0; i < failures.size(); ++i) {
+    c.failures.push_back(failure_from(failures[i], "failures[" + std::to_string(i) + "]"));
+  }
+  check_consistency(c);
+  return c;
+}
+
+// ---- Merging. ----
+
+// The header keys on which the shards of one run agree; `rerun` is compared without its
+// --shard part, which also compares the knob flags.
+constexpr const char* kRunKeys[] = {"backend", "backend_sha256", "corpus_sha256", "mxconform_version", "mxconform_commit",
+                                    "level",   "seed",           "campaigns",     "all_knobs"};
+
+struct ShardPosition {
+  std::size_t index = 0;
+  std::size_t count = 0;
+};
+
+std::string shard_text(const ShardPosition& shard) { return std::to_string(shard.index) + "/" + std::to_string(shard.count); }
+
+// The `shard` header line, "I/N" with I < N.
+ShardPosition shard_position(const Certificate& certificate) {
+  const auto shard = certificate.header.find("shard");
+  if (shard == certificate.header.end()) throw Error("no shard line");
+  if (shard->second.rfind("merged", 0) == 0) {
+    throw Error("already a merge (shard: " + safe_text(shard->second, 200) +
+                "): merge the certificates of the shards themselves");
+  }
+  const std::size_t slash = shard->second.find('/');
+  const auto index = decimal(std::string_view(shard->second).substr(0, slash));
+  const auto count = slash == std::string::npos ? std::nullopt : decimal(std::string_view(shard->second).substr(slash + 1));
+  if (!index || !count || *index >= *count || *count > kUncapped) {
+    throw Error("shard '" + safe_text(shard->second, 64) + "' is not I/N with I < N");
+  }
+  return {static_cast<std::size_t>(*index), static_cast<std::size_t>(*count)};
+}
+
+std::string without_shard(std::string rerun) {
+  const std::string flag = " --shard ";
+  const std::size_t at = rerun.find(flag);
+  if (at == std::string::npos) return rerun;
+  const std::size_t end = rerun.find(' ', at + flag.size());
+  rerun.erase(at, end == std::string::npos ? std::string::npos : end - at);
+  return rerun;
+}
+
+// The header value of `key`, which a shard must have.
+const std::string& run_value(const Certificate& certificate, const std::string& key) {
+  const auto value = certificate.header.find(key);
+  if (value == certificate.header.end()) throw Error("no " + key + " line");
+  return value->second;
+}
+
+// The merged header: shard 0's, with the shard list, the rerun of the whole campaign, the
+// earliest start, the latest finish and the workers of all shards; any other line the shards
+// disagree on (the host, say) is marked as varying.
+std::map<std::string, std::string> merged_header(const std::vector<const Certificate*>& in_order) {
+  std::map<std::string, std::string> header = in_order.front()->header;
+  std::set<std::string> keys;
+  for (const Certificate* shard : in_order) {
+    for (const auto& entry : shard->header) keys.insert(entry.first);
+  }
+  for (const std::string& key : keys) {
+    std::vector<std::string> values;
+    for (const Certificate* shard : in_order) {
+      const auto value = shard->header.find(key);
+      values.push_back(value == shard->header.end() ? "" : value->second);
+    }
+    const bool counts = std::all_of(values.begin(), values.end(), [](const std::string& v) { return decimal(v).has_value(); });
+    if (key == "started") {
+      header[key] = *std::min_element(values.begin(), values.end());  // ISO 8601 UTC: text order is time order
+    } else if (key == "finished") {
+      header[key] = *std::max_element(values.begin(), values.end());
+    } else if (key == "workers_started" && counts) {
+      std::size_t workers = 0;
+      for (const std::string& v : values) workers = checked_sum(workers, *decimal(v), "merge: workers_started");
+      header[key] = std::to_string(workers);
+    } else if (!std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values.front(); })) {
+      header[key] = "varies by shard (shard 0: " + values.front() + ")";
+    }
+  }
+  std::string shard_list;
+  for (const Certificate* shard : in_order) shard_list += (shard_list.empty() ? "" : ",") + shard->header.at("shard");
+  header["shard"] = "merged " + shard_list;
+  header["rerun"] = without_shard(in_order.front()->header.at("rerun"));
+  return header;
+}
+
+// ---- The verdict table. ----
+
+std::string padded(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+std::string right_aligned(const std::string& text, std::size_t width) {
+  return text.size() < width ? std::string(width - text.size(), ' ') + text : text;
+}
+
+std::string header_value(const Certificate& certificate, const char* key) {
+  const auto value = certificate.header.find(key);
+  return value == certificate.header.end() ? "?" : shown(value->second);
+}
+
+}  // namespace
 
 // ---- Reports. ----
 
@@ -18,210 +416,244 @@ std::string to_yaml(const Certificate& certificate) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "mxconform_certificate" << YAML::Value << 1;
-  out << YAML::Key << "verdict" << YAML::Value << (certificate.certified() ? "certified" : "not certified");
+  out << YAML::Key << "verdict" << YAML::Value << verdict_text(certificate.certified());
   for (const auto& [key, value] : certificate.header) {
-    if (key != "verdict") out << YAML::Key << key << YAML::Value << value;
+    if (key != "verdict" && body_keys().count(key) == 0) out << YAML::Key << yaml_text(key) << YAML::Value << yaml_text(value);
   }
   out << YAML::Key << "cases" << YAML::Value << certificate.cases;
   out << YAML::Key << "configurations" << YAML::Value << YAML::BeginSeq;
-  for (const auto& c : certificate.configurations) out << c;
+  for (const auto& c : certificate.configurations) out << yaml_text(c);
   out << YAML::EndSeq;
   out << YAML::Key << "coverage" << YAML::Value << YAML::BeginMap;
-  for (const auto& [cls, count] : certificate.coverage) out << YAML::Key << cls << YAML::Value << count;
+  for (const auto& [cls, count] : certificate.coverage) out << YAML::Key << yaml_text(cls) << YAML::Value << count;
   out << YAML::EndMap;
   out << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
   for (const Tally& t : certificate.tallies) {
-    out << YAML::BeginMap << YAML::Key << "campaign" << YAML::Value << t.campaign << YAML::Key << "configuration"
-        << YAML::Value << t.configuration << YAML::Key << "output" << YAML::Value << t.output;
+    out << YAML::BeginMap << YAML::Key << "campaign" << YAML::Value << yaml_text(t.campaign) << YAML::Key << "configuration"
+        << YAML::Value << yaml_text(t.configuration) << YAML::Key << "output" << YAML::Value << yaml_text(t.output);
     out << YAML::Key << "outcomes" << YAML::Value << YAML::BeginMap;
-    for (const auto& [outcome, count] : t.outcomes) out << YAML::Key << outcome << YAML::Value << count;
+    for (const auto& [outcome, count] : t.outcomes) out << YAML::Key << yaml_text(outcome) << YAML::Value << count;
     out << YAML::EndMap;
-    if (!t.unsupported.empty()) out << YAML::Key << "not_supported" << YAML::Value << t.unsupported;
+    if (!t.unsupported.empty()) out << YAML::Key << "not_supported" << YAML::Value << yaml_text(t.unsupported);
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
   out << YAML::Key << "failures" << YAML::Value << YAML::BeginSeq;
   for (const Failure& f : certificate.failures) {
-    out << YAML::BeginMap << YAML::Key << "campaign" << YAML::Value << f.campaign << YAML::Key << "case" << YAML::Value
-        << f.case_id << YAML::Key << "configuration" << YAML::Value << f.configuration << YAML::Key << "knobs"
-        << YAML::Value << f.knobs << YAML::Key << "outcome"
-        << YAML::Value << name(f.outcome) << YAML::Key << "detail" << YAML::Value << f.detail;
-    if (!f.repro_path.empty()) out << YAML::Key << "repro_file" << YAML::Value << f.repro_path;
-    out << YAML::Key << "repro" << YAML::Value << YAML::Literal << f.repro_yaml << YAML::EndMap;
+    out << YAML::BeginMap << YAML::Key << "campaign" << YAML::Value << yaml_text(f.campaign) << YAML::Key << "case"
+        << YAML::Value << yaml_text(f.case_id) << YAML::Key << "configuration" << YAML::Value << yaml_text(f.configuration)
+        << YAML::Key << "knobs" << YAML::Value << yaml_text(f.knobs) << YAML::Key << "outcome" << YAML::Value
+        << name(f.outcome) << YAML::Key << "detail" << YAML::Value << yaml_text(f.detail);
+    if (!f.repro_path.empty()) out << YAML::Key << "repro_file" << YAML::Value << yaml_text(f.repro_path);
+    const std::string repro = yaml_lines(f.repro_yaml);
+    out << YAML::Key << "repro" << YAML::Value;
+    if (literal_round_trips(repro)) out << YAML::Literal;
+    out << repro << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
+  if (!out.good()) throw Error("certificate: YAML emitter: " + out.GetLastError());
   return std::string(out.c_str()) + "\n";
 }
 
-namespace {
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += ' ';
-        else out += ch;
-    }
-  }
-  return out;
-}
-
-Outcome outcome_named(const std::string& text) {
-  for (int i = 0; i <= static_cast<int>(Outcome::kUnsupported); ++i) {
-    if (text == name(static_cast<Outcome>(i))) return static_cast<Outcome>(i);
-  }
-  throw Error("unknown outcome '" + text + "'");
-}
-
-}  // namespace
-
 std::string to_junit(const Certificate& certificate) {
+  const auto failed = [](const Tally& t) {
+    for (const auto& [outcome, count] : t.outcomes) {
+      if (count > 0 && counts_as_failure(outcome)) return true;
+    }
+    return false;
+  };
+  const auto skipped = [&failed](const Tally& t) {
+    const auto pass = t.outcomes.find(name(Outcome::kPass));
+    return !failed(t) && !t.unsupported.empty() && (pass == t.outcomes.end() || pass->second == 0);
+  };
   std::map<std::string, std::vector<const Tally*>> suites;
   for (const Tally& t : certificate.tallies) suites[t.campaign].push_back(&t);
-  std::ostringstream out;
-  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mxconform certify "
-      << xml_escape(certificate.header.count("backend") ? certificate.header.at("backend") : "") << "\">\n";
+
+  pugi::xml_document document;
+  pugi::xml_node declaration = document.append_child(pugi::node_declaration);
+  declaration.append_attribute("version") = "1.0";
+  declaration.append_attribute("encoding") = "UTF-8";
+  pugi::xml_node root = document.append_child("testsuites");
+  const auto backend = certificate.header.find("backend");
+  root.append_attribute("name") =
+      shown("mxconform certify " + (backend == certificate.header.end() ? std::string() : backend->second)).c_str();
   for (const auto& [campaign, tallies] : suites) {
-    std::size_t failures = 0, skipped = 0;
+    const std::string campaign_text = shown(campaign);
+    pugi::xml_node suite = root.append_child("testsuite");
+    suite.append_attribute("name") = campaign_text.c_str();
+    suite.append_attribute("tests") = std::to_string(tallies.size()).c_str();
+    suite.append_attribute("failures") = std::to_string(std::count_if(tallies.begin(), tallies.end(), [&](const Tally* t) { return failed(*t); })).c_str();
+    suite.append_attribute("skipped") = std::to_string(std::count_if(tallies.begin(), tallies.end(), [&](const Tally* t) { return skipped(*t); })).c_str();
     for (const Tally* t : tallies) {
-      bool failed = false;
-      for (const auto& [o, n] : t->outcomes) failed |= n > 0 && is_failure(outcome_named(o));
-      failures += failed;
-      skipped += !failed && !t->unsupported.empty() && t->outcomes.count("pass") == 0;
-    }
-    out << "  <testsuite name=\"" << campaign << "\" tests=\"" << tallies.size() << "\" failures=\"" << failures
-        << "\" skipped=\"" << skipped << "\">\n";
-    for (const Tally* t : tallies) {
-      out << "    <testcase classname=\"" << campaign << "\" name=\"" << xml_escape(t->configuration) << "\">";
-      std::string failed_outcomes;
-      for (const auto& [o, n] : t->outcomes) {
-        if (n > 0 && is_failure(outcome_named(o))) failed_outcomes += o + " x" + std::to_string(n) + " ";
-      }
-      if (!failed_outcomes.empty()) {
-        out << "\n      <failure message=\"" << xml_escape(failed_outcomes) << "\">";
+      pugi::xml_node testcase = suite.append_child("testcase");
+      testcase.append_attribute("classname") = campaign_text.c_str();
+      testcase.append_attribute("name") = shown(t->configuration).c_str();
+      if (failed(*t)) {
+        std::string message;
+        for (const auto& [outcome, count] : t->outcomes) {
+          if (count > 0 && counts_as_failure(outcome)) message += outcome + " x" + std::to_string(count) + " ";
+        }
+        std::string body;
         for (const Failure& f : certificate.failures) {
           if (f.campaign == campaign && f.knobs == t->configuration) {
-            out << xml_escape(f.case_id + ": " + name(f.outcome) + ": " + f.detail + "\n" + f.repro_yaml) << "\n";
+            body += shown(f.case_id) + ": " + name(f.outcome) + ": " + shown(f.detail) + "\n" +
+                    shown_lines(f.repro_yaml, kMaxShownReproBytes) + "\n";
           }
         }
-        out << "</failure>\n    ";
-      } else if (!t->unsupported.empty() && t->outcomes.count("pass") == 0) {
-        out << "<skipped message=\"" << xml_escape("not supported: " + t->unsupported) << "\"/>";
+        pugi::xml_node failure = testcase.append_child("failure");
+        failure.append_attribute("message") = shown(message).c_str();
+        failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+      } else if (skipped(*t)) {
+        testcase.append_child("skipped").append_attribute("message") = shown("not supported: " + t->unsupported).c_str();
       }
-      out << "</testcase>\n";
     }
-    out << "  </testsuite>\n";
   }
-  out << "</testsuites>\n";
+  std::ostringstream out;
+  document.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
   return out.str();
 }
 
 Certificate read_certificate(const std::string& path) {
+  const std::string who = safe_text(path);
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw Error(who + ": cannot read the certificate");
   } catch (const YAML::Exception& error) {
-    throw Error(path + ": not a certificate: " + error.what());
+    throw Error(who + ": not a certificate: " + error.what());
   }
-  if (!root.IsMap() || !root["mxconform_certificate"] || root["mxconform_certificate"].as<int>() != 1) {
-    throw Error(path + ": not an mxconform certificate (no mxconform_certificate: 1)");
-  }
-  Certificate c;
   try {
-    for (const auto& entry : root) {
-      const std::string key = entry.first.as<std::string>();
-      if (entry.second.IsScalar() && key != "cases" && key != "mxconform_certificate") c.header[key] = entry.second.as<std::string>();
-    }
-    c.cases = root["cases"].as<std::size_t>();
-    for (const auto& n : root["configurations"]) c.configurations.push_back(n.as<std::string>());
-    for (const auto& n : root["coverage"]) c.coverage[n.first.as<std::string>()] = n.second.as<std::size_t>();
-    for (const auto& n : root["results"]) {
-      Tally t{n["campaign"].as<std::string>(), n["configuration"].as<std::string>(), n["output"].as<std::string>(), {}, {}};
-      for (const auto& o : n["outcomes"]) t.outcomes[o.first.as<std::string>()] = o.second.as<std::size_t>();
-      if (n["not_supported"]) t.unsupported = n["not_supported"].as<std::string>();
-      c.tallies.push_back(t);
-    }
-    for (const auto& n : root["failures"]) {
-      Failure f;
-      f.campaign = n["campaign"].as<std::string>();
-      f.case_id = n["case"].as<std::string>();
-      f.configuration = n["configuration"].as<std::string>();
-      f.knobs = n["knobs"].as<std::string>();
-      f.outcome = outcome_named(n["outcome"].as<std::string>());
-      f.detail = n["detail"].as<std::string>();
-      if (n["repro_file"]) f.repro_path = n["repro_file"].as<std::string>();
-      f.repro_yaml = n["repro"].as<std::string>();
-      c.failures.push_back(f);
-    }
-  } catch (const std::exception& error) {
-    throw Error(path + ": malformed certificate: " + error.what());
+    Certificate certificate = certificate_from(root);
+    certificate.source = path;
+    return certificate;
+  } catch (const Error& error) {
+    throw Error(who + ": " + error.what());
+  } catch (const YAML::Exception& error) {
+    throw Error(who + ": malformed certificate: " + error.what());
   }
-  return c;
 }
 
 Certificate merge(const std::vector<Certificate>& shards) {
   if (shards.empty()) throw Error("merge: no certificates given");
-  Certificate merged;
-  merged.header = shards.front().header;
-  merged.configurations = shards.front().configurations;
-  std::map<std::pair<std::string, std::string>, std::size_t> tally_of;
-  std::set<std::string> shard_names;
-  for (const Certificate& shard : shards) {
-    for (const char* key : {"backend_sha256", "seed", "level", "all_knobs", "corpus_sha256"}) {
-      const auto a = merged.header.find(key);
-      const auto b = shard.header.find(key);
-      if ((a == merged.header.end()) != (b == shard.header.end()) || (a != merged.header.end() && a->second != b->second)) {
-        throw Error(std::string("merge: the shards differ in ") + key + "; they are not one campaign");
-      }
+  // Who each certificate is in messages: its file, or its place in the list.
+  std::vector<std::string> who;
+  std::vector<ShardPosition> position;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    who.push_back(shards[i].source.empty() ? "certificate " + std::to_string(i + 1) : safe_text(shards[i].source));
+    try {
+      position.push_back(shard_position(shards[i]));
+      check_consistency(shards[i]);
+      for (const char* key : kRunKeys) run_value(shards[i], key);
+      run_value(shards[i], "rerun");
+    } catch (const Error& error) {
+      throw Error(who[i] + ": " + error.what());
     }
-    const std::string shard_name = shard.header.count("shard") ? shard.header.at("shard") : "?";
-    if (!shard_names.insert(shard_name).second) throw Error("merge: shard " + shard_name + " given twice");
-    merged.cases += shard.cases;
-    for (const Tally& t : shard.tallies) {
-      const auto key = std::make_pair(t.campaign, t.configuration);
-      if (tally_of.count(key) == 0) {
-        tally_of[key] = merged.tallies.size();
-        merged.tallies.push_back({t.campaign, t.configuration, t.output, {}, t.unsupported});
-      }
-      for (const auto& [o, n] : t.outcomes) merged.tallies[tally_of[key]].outcomes[o] += n;
-    }
-    merged.failures.insert(merged.failures.end(), shard.failures.begin(), shard.failures.end());
-    for (const auto& [cls, n] : shard.coverage) merged.coverage[cls] += n;
   }
-  std::string shard_list;
-  for (const auto& s : shard_names) shard_list += (shard_list.empty() ? "" : ",") + s;
-  merged.header["shard"] = "merged " + shard_list;
-  merged.header["verdict"] = merged.certified() ? "certified" : "not certified";
+  // One run: the same N and the same run keys as the first certificate given.
+  const Certificate& first = shards.front();
+  for (std::size_t i = 1; i < shards.size(); ++i) {
+    const auto differs = [&](const std::string& what, const std::string& actual, const std::string& expected) {
+      return Error(who[i] + ": " + what + " '" + safe_text(actual, 200) + "', but " + who[0] + " has '" +
+                   safe_text(expected, 200) + "': not shards of one run");
+    };
+    if (position[i].count != position[0].count) {
+      throw Error(who[i] + ": shard " + shard_text(position[i]) + ", but " + who[0] + " is " + shard_text(position[0]) +
+                  ": not shards of one run");
+    }
+    for (const char* key : kRunKeys) {
+      if (run_value(shards[i], key) != run_value(first, key)) {
+        throw differs(std::string(key) + " is", run_value(shards[i], key), run_value(first, key));
+      }
+    }
+    const std::string rerun = without_shard(run_value(shards[i], "rerun"));
+    if (rerun != without_shard(run_value(first, "rerun"))) {
+      throw differs("rerun (without --shard) is", rerun, without_shard(run_value(first, "rerun")));
+    }
+    if (shards[i].configurations != first.configurations) {
+      throw Error(who[i] + ": its configurations differ from " + who[0] + "'s: not shards of one run");
+    }
+  }
+  // Each index once, every index 0..N-1.
+  std::map<std::size_t, std::size_t> by_index;  // shard index -> place in `shards`
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const auto [placed, fresh] = by_index.emplace(position[i].index, i);
+    if (!fresh) {
+      throw Error(who[i] + ": shard " + shard_text(position[i]) + " again (also " + who[placed->second] + "): each shard once");
+    }
+  }
+  std::size_t expected_index = 0;
+  for (const auto& entry : by_index) {
+    if (entry.first != expected_index) break;
+    ++expected_index;
+  }
+  if (expected_index != position[0].count) {
+    throw Error(who[0] + ": shard " + shard_text(position[0]) + ", but no certificate of shard " +
+                shard_text({expected_index, position[0].count}) + " was given: a merge needs every shard of the run");
+  }
+
+  std::vector<const Certificate*> in_order;
+  for (const auto& entry : by_index) in_order.push_back(&shards[entry.second]);
+  Certificate merged;
+  merged.header = merged_header(in_order);
+  merged.configurations = first.configurations;
+  std::map<std::pair<std::string, std::string>, std::size_t> tally_of;
+  for (const Certificate* shard : in_order) {
+    merged.cases = checked_sum(merged.cases, shard->cases, "merge: the cases of the shards");
+    for (const Tally& t : shard->tallies) {
+      const auto [place, fresh] = tally_of.emplace(std::make_pair(t.campaign, t.configuration), merged.tallies.size());
+      if (fresh) merged.tallies.push_back({t.campaign, t.configuration, t.output, {}, t.unsupported});
+      Tally& sum = merged.tallies[place->second];
+      if (sum.unsupported.empty()) sum.unsupported = t.unsupported;
+      for (const auto& [outcome, count] : t.outcomes) {
+        sum.outcomes[outcome] = checked_sum(sum.outcomes[outcome], count, "merge: the " + outcome + " counts of " + t.campaign);
+      }
+    }
+    merged.failures.insert(merged.failures.end(), shard->failures.begin(), shard->failures.end());
+    for (const auto& [cls, count] : shard->coverage) {
+      merged.coverage[cls] = checked_sum(merged.coverage[cls], count, "merge: the coverage counts of " + cls);
+    }
+  }
+  merged.header["verdict"] = verdict_text(merged.certified());
   return merged;
 }
 
 std::string verdict_table(const Certificate& certificate) {
+  constexpr std::size_t kCampaignWidth = 11, kConfigurationWidth = 90, kCountWidth = 7;
   std::ostringstream out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-11s %-90s %7s %7s %s\n", "campaign", "configuration", "pass", "fail", "verdict");
-  out << line;
+  out << "backend " << header_value(certificate, "backend") << ": " << header_value(certificate, "backend_name") << " "
+      << header_value(certificate, "backend_version") << " (" << header_value(certificate, "backend_description") << ")\n"
+      << "        " << header_value(certificate, "backend_path") << " sha256 " << header_value(certificate, "backend_sha256")
+      << "\nlevel " << header_value(certificate, "level") << ", seed " << header_value(certificate, "seed") << ", shard "
+      << header_value(certificate, "shard") << "\n";
+  out << padded("campaign", kCampaignWidth) << " " << padded("configuration", kConfigurationWidth) << " "
+      << right_aligned("pass", kCountWidth) << " " << right_aligned("fail", kCountWidth) << " verdict\n";
   for (const Tally& t : certificate.tallies) {
     std::size_t pass = 0, fail = 0;
     std::string kinds;
-    for (const auto& [o, n] : t.outcomes) {
-      if (o == name(Outcome::kPass)) pass += n;
-      else if (o != name(Outcome::kUnsupported)) {
-        fail += n;
-        kinds += (kinds.empty() ? "" : ",") + o;
+    for (const auto& [outcome, count] : t.outcomes) {
+      if (outcome == name(Outcome::kPass)) {
+        pass += count;
+      } else if (outcome != name(Outcome::kUnsupported)) {
+        fail += count;
+        kinds += (kinds.empty() ? "" : ",") + shown(outcome, 64);
       }
     }
-    const std::string verdict = fail > 0 ? "FAIL (" + kinds + ")" : (pass == 0 && !t.unsupported.empty() ? "not supported" : "pass");
-    std::snprintf(line, sizeof line, "%-11s %-90s %7zu %7zu %s\n", t.campaign.c_str(), t.configuration.c_str(), pass, fail,
-                  verdict.c_str());
-    out << line;
+    const std::string verdict =
+        fail > 0 ? "FAIL (" + kinds + ")" : (pass == 0 && !t.unsupported.empty() ? "not supported" : "pass");
+    out << padded(shown(t.campaign), kCampaignWidth) << " " << padded(shown(t.configuration), kConfigurationWidth)
+        << " " << right_aligned(std::to_string(pass), kCountWidth) << " " << right_aligned(std::to_string(fail), kCountWidth)
+        << " " << verdict << "\n";
   }
   out << (certificate.certified() ? "CERTIFIED" : "NOT CERTIFIED") << ": " << certificate.cases << " cases, "
       << certificate.failures.size() << " failure(s) recorded\n";
+  for (const Failure& f : certificate.failures) {
+    out << "\n" << name(f.outcome) << " in " << shown(f.campaign) << " case " << shown(f.case_id) << ": "
+        << shown(f.detail) << "\n  " << shown(f.configuration) << "\n";
+    if (!f.repro_path.empty()) out << "  repro written to " << shown(f.repro_path) << "\n";
+    const std::string repro = shown_lines(f.repro_yaml, kMaxShownReproBytes);
+    out << repro << (repro.empty() || repro.back() == '\n' ? "" : "\n");
+  }
   return out.str();
 }
 

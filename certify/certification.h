@@ -65,18 +65,30 @@ struct Certificate {
   // campaign) that no case reached; any entry fails the run.
   std::vector<std::string> coverage_missed;
   std::size_t cases = 0;
+  std::string source;  // the file read_certificate read it from; empty when built in memory
   bool certified() const;
 };
 
 Certificate run_certification(const CertifyOptions& options);
 
+// The YAML certificate. Text from outside (header values, case ids, details, repros) is cut and
+// escaped with safe_text / safe_multiline_text here, once; the Certificate holds it raw.
 std::string to_yaml(const Certificate& certificate);
+// JUnit XML, well-formed whatever the text in the certificate: one <testsuite> per campaign, one
+// <testcase> per configuration, <failure> or <skipped> (not supported).
 std::string to_junit(const Certificate& certificate);
-// Reads a certificate written by to_yaml (for `mxconform merge`). Throws Error naming the file.
+// Reads a certificate written by to_yaml (for `mxconform merge`), undoing its escaping, and sets
+// `source`. Throws Error naming the file and the rule when it is malformed or inconsistent: every
+// count a plain unsigned decimal within 64 bits, known outcome names, `cases` equal to the sum of
+// every outcome count in `results`, and the verdict the counts and failures give.
 Certificate read_certificate(const std::string& path);
-// Shards of one campaign into one certificate: counts summed, failures and coverage joined.
+// The shards 0..N-1 of one run (same N, backend, digests, version, commit, level, seed,
+// campaigns and knobs; each index once; none itself a merge; each consistent as above) into one
+// certificate: counts summed without overflow, failures and coverage joined, verdict computed.
+// Throws Error naming the certificate (its `source`, or its place in the list) and the rule.
 Certificate merge(const std::vector<Certificate>& shards);
-// The verdict table: one line per configuration and campaign.
+// The verdict table: the backend, one line per configuration and campaign, then every failure
+// with its repro; all text from outside shown through safe_text.
 std::string verdict_table(const Certificate& certificate);
 
 }  // namespace mxconform::certify

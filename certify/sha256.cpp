@@ -1,110 +1,77 @@
 #include "sha256.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <memory>
+#include <new>
+#include <stdexcept>
 #include <vector>
+
+#include <openssl/evp.h>
 
 #include "mxconform/error.h"
 
 namespace mxconform::certify {
 namespace {
 
-constexpr std::uint32_t kRound[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-constexpr std::uint32_t rotate_right(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+// An OpenSSL call that reports failure (0) is an internal error, not bad input.
+void check(int status, const char* call) {
+  if (status != 1) throw std::runtime_error(std::string("SHA-256: OpenSSL ") + call + " failed");
+}
 
 }  // namespace
 
-Sha256::Sha256()
-    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
-
-void Sha256::block(const std::uint8_t* chunk) {
-  std::uint32_t w[64];
-  for (int i = 0; i < 16; ++i) {
-    w[i] = static_cast<std::uint32_t>(chunk[4 * i]) << 24 | static_cast<std::uint32_t>(chunk[4 * i + 1]) << 16 |
-           static_cast<std::uint32_t>(chunk[4 * i + 2]) << 8 | chunk[4 * i + 3];
+Sha256::Sha256() : context_(EVP_MD_CTX_new()) {
+  if (context_ == nullptr) throw std::bad_alloc();
+  try {
+    check(EVP_DigestInit_ex(context_, EVP_sha256(), nullptr), "EVP_DigestInit_ex");
+  } catch (...) {
+    EVP_MD_CTX_free(context_);
+    throw;
   }
-  for (int i = 16; i < 64; ++i) {
-    const std::uint32_t s0 = rotate_right(w[i - 15], 7) ^ rotate_right(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const std::uint32_t s1 = rotate_right(w[i - 2], 17) ^ rotate_right(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  std::uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  std::uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-  for (int i = 0; i < 64; ++i) {
-    const std::uint32_t t1 = h + (rotate_right(e, 6) ^ rotate_right(e, 11) ^ rotate_right(e, 25)) + ((e & f) ^ (~e & g)) +
-                             kRound[i] + w[i];
-    const std::uint32_t t2 = (rotate_right(a, 2) ^ rotate_right(a, 13) ^ rotate_right(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
 }
 
+Sha256::~Sha256() { EVP_MD_CTX_free(context_); }
+
 void Sha256::update(const void* data, std::size_t size) {
-  const auto* p = static_cast<const std::uint8_t*>(data);
-  length_ += size;
-  while (size > 0) {
-    const std::size_t take = std::min(size, sizeof buffer_ - buffered_);
-    std::memcpy(buffer_ + buffered_, p, take);
-    buffered_ += take;
-    p += take;
-    size -= take;
-    if (buffered_ == sizeof buffer_) {
-      block(buffer_);
-      buffered_ = 0;
-    }
-  }
+  if (spent_) throw std::logic_error("Sha256::update after hex_digest");
+  check(EVP_DigestUpdate(context_, data, size), "EVP_DigestUpdate");
 }
 
 std::string Sha256::hex_digest() {
-  const std::uint64_t bits = length_ * 8;
-  const std::uint8_t one = 0x80;
-  update(&one, 1);
-  const std::uint8_t zero = 0;
-  while (buffered_ != 56) update(&zero, 1);
-  std::uint8_t length[8];
-  for (int i = 0; i < 8; ++i) length[i] = static_cast<std::uint8_t>(bits >> (56 - 8 * i));
-  update(length, 8);
+  if (spent_) throw std::logic_error("Sha256::hex_digest called twice");
+  spent_ = true;
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  check(EVP_DigestFinal_ex(context_, digest, &size), "EVP_DigestFinal_ex");
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  char hex[9];
-  for (std::uint32_t word : state_) {
-    std::snprintf(hex, sizeof hex, "%08x", word);
-    out += hex;
+  out.reserve(2 * size);
+  for (unsigned int i = 0; i < size; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0xF];
   }
   return out;
 }
 
 std::string sha256_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot read for its SHA-256");
+  const auto fail = [&path](int error) {
+    return Error(path + ": cannot read for its SHA-256: " + std::strerror(error));
+  };
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) throw fail(errno);
   Sha256 hash;
-  std::vector<char> chunk(1 << 16);
-  while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    hash.update(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  std::vector<unsigned char> chunk(std::size_t{1} << 16);
+  for (;;) {
+    errno = 0;
+    const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
+    hash.update(chunk.data(), got);
+    if (got < chunk.size()) {
+      // A directory opens, then fails here (EISDIR): an error, never the digest of no bytes.
+      if (std::ferror(file.get())) throw fail(errno != 0 ? errno : EIO);
+      break;
+    }
   }
   return hash.hex_digest();
 }
