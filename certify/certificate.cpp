@@ -153,6 +153,10 @@ bool counts_as_failure(const std::string& outcome) {
 // Why the counts and failures do not certify, or "" when they do: certified iff no failure
 // outcome is counted, no failure is listed and at least one case passed.
 std::string why_not_certified(const Certificate& certificate) {
+  if (certificate.header.count("load_error") != 0) return "the backend could not be loaded";
+  if (!certificate.coverage_missed.empty()) {
+    return std::to_string(certificate.coverage_missed.size()) + " promised coverage class(es) missed";
+  }
   bool passed = false;
   for (const Tally& t : certificate.tallies) {
     for (const auto& [outcome, count] : t.outcomes) {
@@ -194,8 +198,8 @@ void check_consistency(const Certificate& certificate) {
 
 // The top-level keys that are not header lines.
 const std::set<std::string>& body_keys() {
-  static const std::set<std::string> keys = {"mxconform_certificate", "cases", "configurations", "coverage", "results",
-                                             "failures"};
+  static const std::set<std::string> keys = {"mxconform_certificate", "cases", "configurations", "coverage",
+                                             "coverage_missed", "results", "failures"};
   return keys;
 }
 
@@ -297,6 +301,12 @@ Certificate certificate_from(const YAML::Node& root) {
   }
   for (const auto& [cls, count] : map_entries(required(root, "coverage", ""), "coverage")) {
     c.coverage[unescaped(cls)] = count_from(count, "coverage." + safe_text(cls, 64));
+  }
+  if (const YAML::Node missed = root["coverage_missed"]) {
+    check_sequence(missed, "coverage_missed");
+    for (std::size_t i = 0; i < missed.size(); ++i) {
+      c.coverage_missed.push_back(text_from(missed[i], "coverage_missed[" + std::to_string(i) + "]"));
+    }
   }
   const YAML::Node results = required(root, "results", "");
   check_sequence(results, "results");
@@ -427,6 +437,9 @@ std::string to_yaml(const Certificate& certificate) {
   out << YAML::Key << "coverage" << YAML::Value << YAML::BeginMap;
   for (const auto& [cls, count] : certificate.coverage) out << YAML::Key << yaml_text(cls) << YAML::Value << count;
   out << YAML::EndMap;
+  out << YAML::Key << "coverage_missed" << YAML::Value << YAML::BeginSeq;
+  for (const auto& missed : certificate.coverage_missed) out << yaml_text(missed);
+  out << YAML::EndSeq;
   out << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
   for (const Tally& t : certificate.tallies) {
     out << YAML::BeginMap << YAML::Key << "campaign" << YAML::Value << yaml_text(t.campaign) << YAML::Key << "configuration"
@@ -610,6 +623,11 @@ Certificate merge(const std::vector<Certificate>& shards) {
       }
     }
     merged.failures.insert(merged.failures.end(), shard->failures.begin(), shard->failures.end());
+    for (const std::string& missed : shard->coverage_missed) {
+      if (std::find(merged.coverage_missed.begin(), merged.coverage_missed.end(), missed) == merged.coverage_missed.end()) {
+        merged.coverage_missed.push_back(missed);
+      }
+    }
     for (const auto& [cls, count] : shard->coverage) {
       merged.coverage[cls] = checked_sum(merged.coverage[cls], count, "merge: the coverage counts of " + cls);
     }
@@ -644,6 +662,12 @@ std::string verdict_table(const Certificate& certificate) {
     out << padded(shown(t.campaign), kCampaignWidth) << " " << padded(shown(t.configuration), kConfigurationWidth)
         << " " << right_aligned(std::to_string(pass), kCountWidth) << " " << right_aligned(std::to_string(fail), kCountWidth)
         << " " << verdict << "\n";
+  }
+  if (certificate.header.count("load_error") != 0) {
+    out << "load error: " << header_value(certificate, "load_error") << "\n";
+  }
+  for (const std::string& missed : certificate.coverage_missed) {
+    out << "coverage: promised class never reached: " << shown(missed) << "\n";
   }
   out << (certificate.certified() ? "CERTIFIED" : "NOT CERTIFIED") << ": " << certificate.cases << " cases, "
       << certificate.failures.size() << " failure(s) recorded\n";

@@ -21,7 +21,6 @@
 #include "coverage.h"
 #include "exhaustive_campaign.h"
 #include "mxconform/error.h"
-#include "mxconform/safe_text.h"
 #include "oracle.h"
 #include "repro_writer.h"
 #include "sha256.h"
@@ -200,7 +199,7 @@ class Runner {
     failure.knobs = knobs_text(config);
     failure.outcome = result.outcome;
     failure.detail = result.detail;
-    if (!result.stderr_text.empty()) failure.detail += " [backend stderr: " + safe_text(result.stderr_text, 1024) + "]";
+    if (!result.stderr_text.empty()) failure.detail += " [backend stderr: " + result.stderr_text.substr(0, 1024) + "]";
     QuantizeConfig small_config = config;
     std::vector<std::uint16_t> small_input = input;
     // A nondeterministic failure is kept whole: a shrink step could not tell it from a pass.

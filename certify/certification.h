@@ -36,7 +36,7 @@ struct CertifyOptions {
 
 struct Failure {
   std::string campaign;
-  // Everything below that came from the backend (detail, stderr) is escaped (safe_text).
+  // Raw bytes, the backend's among them: the reports escape them (certificate.cpp).
   std::string case_id;
   std::string configuration;  // describe(config): knobs and shape
   std::string knobs;          // the configuration's tally key

@@ -25,7 +25,6 @@
 #include "mxconform/backend_params.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
-#include "mxconform/safe_text.h"
 #include "mxconform/scale_layout.h"
 
 namespace mxconform::certify {
@@ -104,10 +103,11 @@ struct Response {
   std::uint64_t fp4_lane_strides;
 };
 
-// A string field of a response: up to its first NUL or the end of its buffer, escaped.
+// A string field of a response: up to its first NUL or the end of its buffer. Raw bytes: the
+// reports escape them when they print them (safe_text.h).
 template <std::size_t N>
 std::string field_text(const char (&field)[N]) {
-  return safe_text(std::string_view(field, ::strnlen(field, N)));
+  return std::string(field, ::strnlen(field, N));
 }
 
 // The first page of the shared memory: where the worker's buffers are, and what killed it.
@@ -610,21 +610,21 @@ const BackendInfo& IsolatedBackend::info() {
   } else if (find_implementation(spec_) == nullptr) {
     std::string names;
     for (const Implementation* each : implementations()) names += (names.empty() ? "" : ", ") + std::string(each->name());
-    throw Error("unknown backend '" + safe_text(spec_) + "'; available: " + names + ", or a path to a shared library");
+    throw Error("unknown backend '" + spec_ + "'; available: " + names + ", or a path to a shared library");
   }
   if (pid_ <= 0) start_worker(page_size());
   Request request{};
   request.sequence = ++sequence_;
   request.kind = RequestKind::kDescribe;
   Response response{};
-  const std::string shown = safe_text(spec_);
+  const std::string& shown = spec_;
   Wait wait = transfer(true, &request, sizeof request, limits_.timeout_seconds);
   if (wait == Wait::kDone) wait = transfer(false, &response, sizeof response, limits_.timeout_seconds);
   if (wait != Wait::kDone || response.sequence != request.sequence) {
     std::string how = reap_worker(wait == Wait::kTimedOut ? 0 : kGraceSeconds);
     if (wait == Wait::kTimedOut) how = "hung (no answer within " + std::to_string(limits_.timeout_seconds) + " s)";
     if (wait == Wait::kDone) how = "answered out of turn";
-    const std::string err = safe_text(stderr_captured_, 1024);
+    const std::string err = stderr_captured_.substr(0, 1024);
     stderr_captured_.clear();
     throw LoadError(shown + ": the worker " + (how.empty() ? "died" : how) + " while loading the backend" +
                     (err.empty() ? "" : "; its stderr: " + err));
@@ -736,7 +736,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
   if (sent) wait = transfer(false, &response, sizeof response, limits_.timeout_seconds);
   drain_stderr();
   const auto attach_stderr = [&]() {
-    result.stderr_text = safe_multiline_text(stderr_captured_, kStderrKept);
+    result.stderr_text = stderr_captured_.substr(0, kStderrKept);
     if (stderr_dropped_ > 0) result.stderr_text += "... (" + std::to_string(stderr_dropped_) + " more bytes)";
   };
   if (wait == Wait::kTimedOut) {

@@ -52,13 +52,14 @@ struct BackendInfo {
 
 struct CallResult {
   Outcome outcome = Outcome::kPass;
-  std::string detail;       // the signal, the error message, the first differing byte, ...; escaped
+  std::string detail;       // the signal, the error message, the first differing byte, ...: raw
+                            // bytes (the backend's own among them), escaped by whoever prints them
   // Where it went wrong, without the values that vary from call to call (the fill bytes, fault
   // addresses): the same failure twice has the same outcome and site.
   std::string site;
   std::vector<std::uint8_t> data;   // what the backend wrote (empty unless it returned)
   std::vector<std::uint8_t> scale;
-  std::string stderr_text;  // what the backend wrote to stderr during the call: escaped, capped
+  std::string stderr_text;  // what the backend wrote to stderr during the call: raw, capped
 };
 
 // The backend could not be loaded or described itself in a way the ABI does not allow (no

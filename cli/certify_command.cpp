@@ -29,7 +29,6 @@ bool exists(const std::string& path) {
 }
 
 // Text from a certificate (a backend's messages, a shard file's strings) as printed on stdout.
-std::string shown(const std::string& text) { return safe_multiline_text(text, text.size()); }
 
 // A progress bar on a terminal, plain lines otherwise.
 class Progress {
@@ -138,14 +137,8 @@ int run_certify(int argc, char** argv) {
   const std::string yaml = certify::to_yaml(certificate);
   if (!report_path.empty()) write_file_atomically(report_path, yaml, force);
   if (!junit_path.empty()) write_file_atomically(junit_path, certify::to_junit(certificate), force);
-  std::cout << shown(certify::verdict_table(certificate));
-  for (const certify::Failure& f : certificate.failures) {
-    std::cout << "\n" << name(f.outcome) << " in " << safe_text(f.campaign) << " case " << safe_text(f.case_id) << ": "
-              << safe_text(f.detail) << "\n  " << safe_text(f.configuration) << "\n";
-    if (!f.repro_path.empty()) std::cout << "  repro written to " << safe_text(f.repro_path) << "\n";
-    std::cout << shown(f.repro_yaml);
-  }
-  if (report_path.empty()) std::cout << "\n" << shown(yaml);
+  // verdict_table escapes what came from the backend or a corpus file itself.
+  std::cout << certify::verdict_table(certificate);
   return certificate.certified() ? kExitSuccess : kExitNegativeVerdict;
 }
 
@@ -167,7 +160,7 @@ int run_merge(int argc, char** argv) {
   const certify::Certificate merged = certify::merge(shards);
   write_file_atomically(output, certify::to_yaml(merged), force);
   if (!junit.empty()) write_file_atomically(junit, certify::to_junit(merged), force);
-  std::cout << shown(certify::verdict_table(merged));
+  std::cout << certify::verdict_table(merged);
   return merged.certified() ? kExitSuccess : kExitNegativeVerdict;
 }
 
