@@ -622,11 +622,11 @@ const BackendInfo& IsolatedBackend::info() {
   if (wait == Wait::kDone) wait = transfer(false, &response, sizeof response, limits_.timeout_seconds);
   if (wait != Wait::kDone || response.sequence != request.sequence) {
     std::string how = reap_worker(wait == Wait::kTimedOut ? 0 : kGraceSeconds);
-    if (wait == Wait::kTimedOut) how = "hung (no answer within " + std::to_string(limits_.timeout_seconds) + " s)";
-    if (wait == Wait::kDone) how = "answered out of turn";
+    if (wait == Wait::kTimedOut) how = "no answer within " + std::to_string(limits_.timeout_seconds) + " s: it hung";
+    if (wait == Wait::kDone) how = "it answered out of turn";
     const std::string err = stderr_captured_.substr(0, 1024);
     stderr_captured_.clear();
-    throw LoadError(shown + ": the worker " + (how.empty() ? "died" : how) + " while loading the backend" +
+    throw LoadError(shown + ": the worker ended while loading the backend (" + (how.empty() ? "it closed its pipes" : how) + ")" +
                     (err.empty() ? "" : "; its stderr: " + err));
   }
   const auto fail = [&](const std::string& why) -> LoadError {

@@ -13,6 +13,7 @@
 #include "byte_syntax.h"
 #include "corpus_loader.h"
 #include "element_syntax.h"
+#include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 #include "oracle.h"
 #include "value_text.h"
@@ -172,29 +173,16 @@ std::string write_repro_case(const QuantizeConfig& config, const std::vector<std
   fs::create_directories(dir, error);
   if (error) throw Error(dir.string() + ": cannot create the repro directory: " + error.message());
   const fs::path path = dir / (c.id + ".yaml");
-  if (fs::exists(path)) return path.string();
+  // The id names the case's content: a regular file of that name already holds this repro.
+  const fs::file_status existing = fs::symlink_status(path, error);
+  if (fs::is_regular_file(existing)) return path.string();
+  if (fs::exists(existing)) throw Error(path.string() + ": exists and is not a regular file; not writing the repro there");
 
   const std::string text = format_corpus_file(
       {c}, "A shrunk counterexample written by mxconform (" + c.source + ").\nReplay it with: mxconform replay " +
                path.string() + "\nExplain it with: mxconform explain --corpus " + path.string() + " --id " + c.id);
-  // Whole or not at all, and never over an existing file: write a temporary file, then link it
-  // to its name (link fails when the name exists).
-  const fs::path temporary = dir / ("." + c.id + ".yaml." + std::to_string(::getpid()) + ".tmp");
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      fs::remove(temporary, error);
-      throw Error(temporary.string() + ": cannot write the repro file");
-    }
-  }
-  const int linked = ::link(temporary.c_str(), path.c_str());
-  const int link_errno = errno;
-  fs::remove(temporary, error);
-  if (linked != 0 && link_errno != EEXIST) {
-    throw Error(path.string() + ": cannot create the repro file: " + std::strerror(link_errno));
-  }
+  // Whole or not at all, and never over an existing file.
+  write_file_atomically(path.string(), text, false);
   return path.string();
 }
 
