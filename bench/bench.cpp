@@ -24,7 +24,6 @@
 namespace mxconform::bench {
 namespace {
 
-constexpr std::string_view kOracleName = "oracle";
 
 double seconds(std::chrono::steady_clock::duration elapsed) { return std::chrono::duration<double>(elapsed).count(); }
 
@@ -139,7 +138,7 @@ void print_banner(const BenchOptions& options) {
   std::string backends;
   for (const Implementation* impl : options.backends) {
     backends += (backends.empty() ? "" : ", ") + std::string(impl->name());
-    if (impl->name() == kOracleName) backends += " (" + std::string(kOracleSize.name) + " only)";
+    if (impl->is_reference()) backends += " (" + std::string(kOracleSize.name) + " only)";
   }
   const std::string pinning =
       options.pin_cpu ? "pinned to CPU " + std::to_string(*options.pin_cpu) : "not pinned (--pin CPU to pin)";
@@ -209,7 +208,7 @@ int run_benchmarks(int argc, char** argv) {
   // large ones.
   std::vector<const Implementation*> oracle_only;
   std::vector<const Implementation*> others;
-  for (const Implementation* impl : options.backends) (impl->name() == kOracleName ? oracle_only : others).push_back(impl);
+  for (const Implementation* impl : options.backends) (impl->is_reference() ? oracle_only : others).push_back(impl);
   Workspace workspace;
   if (!oracle_only.empty()) register_size(workspace, kOracleSize, oracle_only, /*with_copies=*/false);
   register_size(workspace, kL2Size, others, /*with_copies=*/true);

@@ -10,6 +10,7 @@
 
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
+#include "mxconform/subject.h"
 
 namespace mxconform::bench {
 namespace {
@@ -44,30 +45,12 @@ int parse_cpu(const std::string& text) {
   return cpu;
 }
 
-std::string backend_names() {
-  std::string names;
-  for (const Implementation* each : implementations()) names += (names.empty() ? "" : ", ") + std::string(each->name());
-  return names;
-}
-
-const Implementation& find_runnable(std::string_view wanted) {
-  const Implementation* impl = find_implementation(wanted);
-  if (impl == nullptr) {
-    throw Error("unknown backend '" + std::string(wanted) + "'; available: " + backend_names());
-  }
-  if (!runnable_here(*impl)) {
-    throw Error("backend '" + std::string(wanted) + "' needs CPU features " + impl->required_features().to_string() +
-                "; this CPU has " + CpuFeatures::detect().to_string());
-  }
-  return *impl;
-}
-
 }  // namespace
 
 BenchOptions parse_bench_options(int argc, char** argv) {
   BenchOptions options;
   options.benchmark_argv.push_back(kProgramName);
-  std::vector<const Implementation*> wanted;
+  std::vector<std::shared_ptr<const Implementation>> wanted;
   for (int i = 1; i < argc; ++i) {
     if (std::optional<std::string> cpu = take_value(kPinFlag, argc, argv, &i)) {
       options.pin_cpu = parse_cpu(*cpu);
@@ -76,8 +59,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       while (true) {
         const std::size_t comma = rest.find(',');
         const std::string_view each = rest.substr(0, comma);
-        if (each.empty()) throw Error("--backend '" + *list + "': empty backend name; available: " + backend_names());
-        wanted.push_back(&find_runnable(each));
+        if (each.empty()) throw Error("--backend '" + *list + "': empty backend name; choose " + subject_choices());
+        wanted.push_back(open_subject(std::string(each)));
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
       }
@@ -85,11 +68,25 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       options.benchmark_argv.push_back(argv[i]);
     }
   }
-  for (const Implementation* impl : implementations()) {
-    const bool chosen = wanted.empty() ? runnable_here(*impl)
-                                       : std::find(wanted.begin(), wanted.end(), impl) != wanted.end();
-    if (chosen) options.backends.push_back(impl);
+  // Built-ins in registry order, then plug-ins in the order given; no repeats.
+  if (wanted.empty()) {
+    for (const Implementation* impl : implementations()) {
+      if (runnable_here(*impl)) wanted.push_back(open_subject(std::string(impl->name())));
+    }
   }
+  const auto kept = [&](const Implementation& subject) {
+    return std::any_of(options.owned.begin(), options.owned.end(),
+                       [&](const auto& each) { return each->name() == subject.name(); });
+  };
+  for (const Implementation* impl : implementations()) {
+    for (const auto& each : wanted) {
+      if (each.get() == impl && !kept(*impl)) options.owned.push_back(each);
+    }
+  }
+  for (const auto& each : wanted) {
+    if (!kept(*each)) options.owned.push_back(each);
+  }
+  for (const auto& each : options.owned) options.backends.push_back(each.get());
   if (options.backends.empty()) throw Error("no backend this CPU can run");
   return options;
 }

@@ -2,6 +2,7 @@
 // The flags `mxconform bench` adds to Google Benchmark's: --pin and --backend.
 #include <optional>
 #include <string>
+#include <memory>
 #include <vector>
 
 #include "mxconform/implementation.h"
@@ -9,7 +10,8 @@
 namespace mxconform::bench {
 
 struct BenchOptions {
-  std::vector<const Implementation*> backends;  // registry order, no repeats
+  std::vector<const Implementation*> backends;  // built-ins in registry order, then plug-ins; no repeats
+  std::vector<std::shared_ptr<const Implementation>> owned;  // keeps plug-ins loaded
   std::optional<int> pin_cpu;                   // set only when --pin was given
   std::vector<char*> benchmark_argv;            // "mxconform bench", then every flag not ours
 };

@@ -48,29 +48,6 @@ const char* name(Outcome outcome) {
 
 bool is_failure(Outcome outcome) { return outcome != Outcome::kPass && outcome != Outcome::kUnsupported; }
 
-std::string BackendInfo::undeclared(const QuantizeConfig& config) const {
-  const auto has = [](std::uint64_t mask, std::uint32_t bit) { return bit < 64 && ((mask >> bit) & 1) != 0; };
-  if (!has(input_dtypes, static_cast<std::uint32_t>(config.input))) return "input dtype " + std::string(mxconform::name(config.input));
-  if (!has(output_dtypes, static_cast<std::uint32_t>(config.output))) return "output dtype " + std::string(mxconform::name(config.output));
-  if (!has(emax_modes, static_cast<std::uint32_t>(config.emax_mode))) return "EMAX mode " + std::string(mxconform::name(config.emax_mode));
-  if (!is_fp4(config.output) && !has(fp8_nan_policies, static_cast<std::uint32_t>(config.fp8_nan))) {
-    return "FP8 NaN policy " + std::string(mxconform::name(config.fp8_nan));
-  }
-  if (!has(scale_layouts, static_cast<std::uint32_t>(config.scale_layout))) {
-    return "scale layout " + std::string(mxconform::name(config.scale_layout));
-  }
-  if (is_fp4(config.output)) {
-    if (!has(fp4_high_parities, static_cast<std::uint32_t>(config.fp4_high_parity))) {
-      return "FP4 high parity " + std::to_string(config.fp4_high_parity);
-    }
-    constexpr std::uint32_t kAllAbove = 63;
-    if (!has(fp4_lane_strides, std::min(config.fp4_lane_stride, kAllAbove))) {
-      return "FP4 lane stride " + std::to_string(config.fp4_lane_stride);
-    }
-  }
-  return {};
-}
-
 namespace {
 
 // ---- The wire between the harness and its worker (fixed-size records over pipes). ----
@@ -193,10 +170,7 @@ const mxc_backend_info* builtin_describe() {
   info.name = g_builtin->name().data();
   info.version = version.c_str();
   info.description = g_builtin->description().data();
-  info.input_dtypes = 0b11;
-  for (const OutputDtypeInfo& out : output_dtypes()) info.output_dtypes |= 1u << static_cast<int>(out.id);
-  info.emax_modes = info.fp8_nan_policies = info.scale_layouts = info.fp4_high_parities = 0b11;
-  info.fp4_lane_strides = ~std::uint64_t{0};
+  g_builtin->capabilities().fill(info);
   return &info;
 }
 
@@ -355,13 +329,14 @@ std::string confine_worker() {
           std::snprintf(out.name, sizeof out.name, "%s", info->name ? info->name : "");
           std::snprintf(out.version, sizeof out.version, "%s", info->version ? info->version : "");
           std::snprintf(out.description, sizeof out.description, "%s", info->description ? info->description : "");
-          out.input_dtypes = info->input_dtypes;
-          out.output_dtypes = info->output_dtypes;
-          out.emax_modes = info->emax_modes;
-          out.fp8_nan_policies = info->fp8_nan_policies;
-          out.scale_layouts = info->scale_layouts;
-          out.fp4_high_parities = info->fp4_high_parities;
-          out.fp4_lane_strides = info->fp4_lane_strides;
+          const Capabilities declared = Capabilities::of(*info);
+          out.input_dtypes = declared.input_dtypes;
+          out.output_dtypes = declared.output_dtypes;
+          out.emax_modes = declared.emax_modes;
+          out.fp8_nan_policies = declared.fp8_nan_policies;
+          out.scale_layouts = declared.scale_layouts;
+          out.fp4_high_parities = declared.fp4_high_parities;
+          out.fp4_lane_strides = declared.fp4_lane_strides;
         }
       }
     } else {
@@ -400,23 +375,6 @@ std::string hex_byte(std::uint8_t value) {
   char text[8];
   std::snprintf(text, sizeof text, "0x%02X", value);
   return text;
-}
-
-// Mask bits the ABI defines: inputs 0-1, output dtypes by BIR id, two values of each knob.
-constexpr std::uint32_t kTwoValues = 0b11;
-std::uint32_t defined_output_bits() {
-  std::uint32_t bits = 0;
-  for (const OutputDtypeInfo& out : output_dtypes()) bits |= 1u << static_cast<int>(out.id);
-  return bits;
-}
-
-// The first bit of `mask` outside `allowed`, as text, or empty.
-std::string undefined_bit(std::uint32_t mask, std::uint32_t allowed) {
-  const std::uint32_t extra = mask & ~allowed;
-  if (extra == 0) return {};
-  int bit = 0;
-  while (((extra >> bit) & 1) == 0) ++bit;
-  return std::to_string(bit);
 }
 
 double monotonic_seconds() {
@@ -634,43 +592,23 @@ const BackendInfo& IsolatedBackend::info() {
     return LoadError(shown + ": " + why);
   };
   if (response.status != MXC_STATUS_OK) throw fail(field_text(response.message));
-  if (response.table_struct_size < sizeof(mxc_backend)) {
-    throw fail("mxc_backend.struct_size is " + std::to_string(response.table_struct_size) + ", less than the " +
-               std::to_string(sizeof(mxc_backend)) + " bytes of ABI version 1");
-  }
-  if (response.abi_version != MXCONFORM_BACKEND_ABI_VERSION) {
-    throw fail("ABI version " + std::to_string(response.abi_version) + ", this mxconform speaks " +
-               std::to_string(MXCONFORM_BACKEND_ABI_VERSION));
-  }
-  if (response.info_struct_size < sizeof(mxc_backend_info)) {
-    throw fail("mxc_backend_info.struct_size is " + std::to_string(response.info_struct_size) + ", less than the " +
-               std::to_string(sizeof(mxc_backend_info)) + " bytes of ABI version 1");
-  }
-  const struct {
-    const char* field;
-    std::uint32_t mask, allowed;
-  } masks[] = {{"input_dtypes", response.input_dtypes, kTwoValues},
-               {"output_dtypes", response.output_dtypes, defined_output_bits()},
-               {"emax_modes", response.emax_modes, kTwoValues},
-               {"fp8_nan_policies", response.fp8_nan_policies, kTwoValues},
-               {"scale_layouts", response.scale_layouts, kTwoValues},
-               {"fp4_high_parities", response.fp4_high_parities, kTwoValues}};
-  for (const auto& m : masks) {
-    const std::string bit = undefined_bit(m.mask, m.allowed);
-    if (!bit.empty()) throw fail(std::string("mxc_backend_info.") + m.field + " sets bit " + bit + ", which names no value");
-  }
+  Capabilities capabilities;
+  capabilities.input_dtypes = response.input_dtypes;
+  capabilities.output_dtypes = response.output_dtypes;
+  capabilities.emax_modes = response.emax_modes;
+  capabilities.fp8_nan_policies = response.fp8_nan_policies;
+  capabilities.scale_layouts = response.scale_layouts;
+  capabilities.fp4_high_parities = response.fp4_high_parities;
+  capabilities.fp4_lane_strides = response.fp4_lane_strides;
+  const std::string problem =
+      declaration_problem(response.table_struct_size, response.info_struct_size, response.abi_version, capabilities);
+  if (!problem.empty()) throw fail(problem);
   sandbox_ = field_text(response.sandbox);
   BackendInfo info;
   info.name = field_text(response.name);
   info.version = field_text(response.version);
   info.description = field_text(response.description);
-  info.input_dtypes = response.input_dtypes;
-  info.output_dtypes = response.output_dtypes;
-  info.emax_modes = response.emax_modes;
-  info.fp8_nan_policies = response.fp8_nan_policies;
-  info.scale_layouts = response.scale_layouts;
-  info.fp4_high_parities = response.fp4_high_parities;
-  info.fp4_lane_strides = response.fp4_lane_strides;
+  info.capabilities = capabilities;
   info_ = info;
   stderr_captured_.clear();
   return *info_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mxconform/backend.h"
+#include "mxconform/capabilities.h"
 #include "mxconform/error.h"
 #include "mxconform/quantize_config.h"
 
@@ -38,16 +39,10 @@ struct BackendInfo {
   std::string name;
   std::string version;
   std::string description;
-  std::uint32_t input_dtypes = 0;
-  std::uint32_t output_dtypes = 0;
-  std::uint32_t emax_modes = 0;
-  std::uint32_t fp8_nan_policies = 0;
-  std::uint32_t scale_layouts = 0;
-  std::uint32_t fp4_high_parities = 0;
-  std::uint64_t fp4_lane_strides = 0;
+  Capabilities capabilities;
 
   // Empty when the configuration is declared; otherwise which declaration excludes it.
-  std::string undeclared(const QuantizeConfig& config) const;
+  std::string undeclared(const QuantizeConfig& config) const { return capabilities.undeclared(config); }
 };
 
 struct CallResult {

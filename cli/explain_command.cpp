@@ -12,6 +12,7 @@
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
 #include "mxconform/registry.h"
+#include "mxconform/subject.h"
 #include "option_values.h"
 #include "text_table.h"
 
@@ -30,15 +31,13 @@ std::pair<std::size_t, std::size_t> parse_block(const std::string& text) {
   return {number(text.substr(0, comma)), number(text.substr(comma + 1))};
 }
 
-// The subject to show beside the oracle, or nullptr when none was asked for.
-const Implementation* explain_subject(const std::string& name, const QuantizeConfig& config) {
+// The subject to show beside the oracle (a built-in or a plug-in), or nullptr when none was asked for.
+std::shared_ptr<const Implementation> explain_subject(const std::string& name, const QuantizeConfig& config) {
   if (name.empty()) return nullptr;
-  const Implementation* impl = find_implementation(name);
-  if (impl == nullptr) throw Error("unknown backend '" + name + "'; `mxconform backends` lists them");
-  if (!runnable_here(*impl)) throw Error("backend '" + name + "' needs CPU features " + impl->required_features().to_string());
-  const std::string reason = impl->unsupported_reason(config);
+  std::shared_ptr<const Implementation> subject = open_subject(name);
+  const std::string reason = subject->unsupported_reason(config);
   if (!reason.empty()) throw Error("backend '" + name + "' does not support this configuration: " + reason);
-  return impl;
+  return subject;
 }
 
 // The raw bits and shape of a 2-D .npy input: <u2 bits of --in-dtype, or <f2 float16 values.
@@ -125,7 +124,8 @@ int run_explain(const ExplainOptions& options) {
   } else {
     throw Error("explain needs --corpus PATH --id ID, or --input X.npy --out-dtype NAME --block G,C");
   }
-  request.subject = explain_subject(options.backend, request.config);
+  const std::shared_ptr<const Implementation> subject = explain_subject(options.backend, request.config);
+  request.subject = subject.get();
   if (!options.block.empty()) {
     std::tie(request.group, request.column_block) = parse_block(options.block);
   } else if (request.subject != nullptr) {

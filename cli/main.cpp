@@ -17,6 +17,7 @@
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
 #include "mxconform/registry.h"
+#include "mxconform/subject.h"
 #include "certify_command.h"
 #include "command_line.h"
 #include "exit_status.h"
@@ -67,20 +68,14 @@ void apply_knobs(const KnobOptions& knobs, QuantizeConfig& config) {
   config.scale_layout = parse_scale_layout(knobs.scale_layout);
 }
 
-const Implementation& select_backend(const std::string& wanted, const QuantizeConfig& config) {
-  const Implementation* impl = wanted.empty() ? &best_implementation() : find_implementation(wanted);
-  if (impl == nullptr) {
-    std::string names;
-    for (const Implementation* each : implementations()) names += (names.empty() ? "" : ", ") + std::string(each->name());
-    throw Error("unknown backend '" + wanted + "'; available: " + names);
+// The subject --backend names (open_subject), refused when it does not support `config`.
+std::shared_ptr<const Implementation> select_backend(const std::string& wanted, const QuantizeConfig& config) {
+  std::shared_ptr<const Implementation> subject = open_subject(wanted);
+  const std::string reason = subject->unsupported_reason(config);
+  if (!reason.empty()) {
+    throw Error("backend '" + std::string(subject->name()) + "' does not support this configuration: " + reason);
   }
-  if (!runnable_here(*impl)) {
-    throw Error("backend '" + std::string(impl->name()) + "' needs CPU features " +
-                impl->required_features().to_string() + "; this CPU has " + CpuFeatures::detect().to_string());
-  }
-  const std::string reason = impl->unsupported_reason(config);
-  if (!reason.empty()) throw Error("backend '" + std::string(impl->name()) + "' does not support this configuration: " + reason);
-  return *impl;
+  return subject;
 }
 
 std::string shape_text(const std::vector<std::size_t>& shape) {
@@ -113,7 +108,8 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
   config.free = input.shape[1];
   apply_knobs(knobs, config);
   validate(config);
-  const Implementation& backend = select_backend(knobs.backend, config);
+  const std::shared_ptr<const Implementation> subject = select_backend(knobs.backend, config);
+  const Implementation& backend = *subject;
 
   const Geometry g = geometry(config);
   std::vector<std::uint16_t> elements(config.partitions * config.free);
@@ -162,7 +158,8 @@ int run_dequantize(const std::string& data_path, const std::string& scale_path, 
                 " for " + std::string(name(config.output)) + " with the " + std::string(name(config.scale_layout)) +
                 " layout; expected (" + std::to_string(g.scale_rows) + ", " + std::to_string(g.block_cols) + ")");
   }
-  const Implementation& backend = select_backend(knobs.backend, config);
+  const std::shared_ptr<const Implementation> subject = select_backend(knobs.backend, config);
+  const Implementation& backend = *subject;
   npy::Array output{npy::ElementType::kFloat32, {config.partitions, config.free},
                     std::vector<std::uint8_t>(config.partitions * config.free * sizeof(float))};
   std::vector<float> values(config.partitions * config.free);

@@ -11,6 +11,7 @@
 #include "exit_status.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
+#include "mxconform/subject.h"
 #include "mxconform/safe_text.h"
 #include "option_values.h"
 #include "text_table.h"
@@ -22,13 +23,14 @@ using corpus::Style;
 using corpus::styled;
 using corpus::Verdict;
 
-// The implementations to replay against, each runnable here.
-std::vector<const Implementation*> subjects(const std::vector<std::string>& wanted, bool colour) {
-  std::vector<const Implementation*> out;
+// The subjects to replay against: those named (built-ins or plug-ins), else every built-in that
+// runs here.
+std::vector<std::shared_ptr<const Implementation>> subjects(const std::vector<std::string>& wanted, bool colour) {
+  std::vector<std::shared_ptr<const Implementation>> out;
   if (wanted.empty()) {
     for (const Implementation* impl : implementations()) {
       if (runnable_here(*impl)) {
-        out.push_back(impl);
+        out.push_back(open_subject(std::string(impl->name())));
       } else {
         std::cout << styled("SKIPPED", Style::kWarn, colour) << "  backend " << impl->name() << ": needs CPU features "
                   << impl->required_features().to_string() << ", this CPU has " << CpuFeatures::detect().to_string() << "\n";
@@ -36,19 +38,7 @@ std::vector<const Implementation*> subjects(const std::vector<std::string>& want
     }
     return out;
   }
-  for (const std::string& name : wanted) {
-    const Implementation* impl = find_implementation(name);
-    if (impl == nullptr) {
-      std::string names;
-      for (const Implementation* each : implementations()) names += (names.empty() ? "" : ", ") + std::string(each->name());
-      throw Error("unknown backend '" + name + "'; available: " + names);
-    }
-    if (!runnable_here(*impl)) {
-      throw Error("backend '" + name + "' needs CPU features " + impl->required_features().to_string() +
-                  "; this CPU has " + CpuFeatures::detect().to_string());
-    }
-    out.push_back(impl);
-  }
+  for (const std::string& name : wanted) out.push_back(open_subject(name));
   return out;
 }
 
@@ -90,22 +80,22 @@ CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options) {
 int run_replay(const ReplayOptions& options) {
   const bool colour = corpus::colour_wanted(STDOUT_FILENO);
   const std::vector<corpus::CorpusCase> cases = corpus::load_corpus(options.paths);
-  const std::vector<const Implementation*> backends = subjects(options.backends, colour);
+  const std::vector<std::shared_ptr<const Implementation>> backends = subjects(options.backends, colour);
   if (backends.empty()) throw Error("no backend to replay against runs on this CPU");
 
   std::size_t id_width = 0;
   std::size_t backend_width = 0;
   for (const auto& c : cases) id_width = std::max(id_width, safe_text(c.id).size());
-  for (const Implementation* impl : backends) backend_width = std::max(backend_width, impl->name().size());
+  for (const auto& impl : backends) backend_width = std::max(backend_width, impl->name().size());
   const std::size_t verdict_width = corpus::name(Verdict::kNotSupported).size();
 
   std::size_t counts[3] = {0, 0, 0};
   std::vector<std::pair<const corpus::CorpusCase*, const Implementation*>> failures;
-  for (const Implementation* impl : backends) {
+  for (const auto& impl : backends) {
     for (const corpus::CorpusCase& c : cases) {
       const corpus::ReplayResult result = corpus::replay_case(c, *impl, options.max_differences);
       ++counts[static_cast<int>(result.verdict)];
-      if (result.verdict == Verdict::kFail) failures.emplace_back(&c, impl);
+      if (result.verdict == Verdict::kFail) failures.emplace_back(&c, impl.get());
       if (options.failures_only && result.verdict == Verdict::kPass) continue;
       std::cout << styled(padded(corpus::name(result.verdict), verdict_width), verdict_style(result.verdict), colour)
                 << "  " << padded(impl->name(), backend_width) << "  " << padded(safe_text(c.id), id_width) << "  "

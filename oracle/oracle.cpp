@@ -331,6 +331,7 @@ class OracleBackend final : public Implementation {
     return "exact rational reference (Boost.Multiprecision); slow, obviously correct";
   }
   CpuFeatures required_features() const override { return {}; }
+  bool is_reference() const override { return true; }
   void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
                 std::uint8_t* scale) const override {
     oracle::quantize(config, input, data, scale);

@@ -36,7 +36,7 @@ check "replay of a bad file exits 1" test $? -eq 1
 check "the loader names file, line, column and field" grep -q "^mxconform replay: error: $work/typo.yaml:[0-9]*:7: cases\[0\].expect: unknown key 'dat'" "$work/err"
 "$mx" replay "$corpus" --backend nosuch > /dev/null 2> "$work/err"
 check "replay with an unknown backend exits 1" test $? -eq 1
-check "the error lists the backends" grep -q "unknown backend 'nosuch'; available: oracle" "$work/err"
+check "the error lists the backends" grep -q "unknown backend 'nosuch'; choose oracle, scalar" "$work/err"
 "$mx" replay "$work/nothing-here" > /dev/null 2> "$work/err"
 check "replay of a missing path exits 1" test $? -eq 1
 

@@ -1,11 +1,14 @@
 #pragma once
-// An implementation of the QuantizeMx path: the oracle, a built-in kernel or a plug-in. Each
-// has a name, a one-line description, the CPU features it needs and what it supports.
+// A subject: something that quantizes. The oracle (the reference), a built-in kernel or a
+// plug-in backend loaded in-process (open_subject in subject.h turns `--backend NAME|PATH.so`
+// into one). Each has a name, a one-line description, the CPU features it needs and what it
+// supports, as data.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "mxconform/capabilities.h"
 #include "mxconform/cpu_features.h"
 #include "mxconform/quantize_config.h"
 
@@ -17,8 +20,12 @@ class Implementation {
   virtual std::string_view name() const = 0;
   virtual std::string_view description() const = 0;
   virtual CpuFeatures required_features() const = 0;
+  // What it supports: everything for the built-ins, the declared masks for a plug-in.
+  virtual Capabilities capabilities() const;
+  // True for the oracle, the reference every subject is compared with.
+  virtual bool is_reference() const { return false; }
   // Empty when `config` is supported; otherwise the reason it is not ("not supported" is its
-  // own outcome, never a pass or a fail).
+  // own outcome, never a pass or a fail). By default what capabilities() does not declare.
   virtual std::string unsupported_reason(const QuantizeConfig& config) const;
 
   // Quantizes P*F raw input elements (bfloat16 or float16 bits, partition-major).
@@ -28,6 +35,9 @@ class Implementation {
   virtual void quantize(const QuantizeConfig& config, const std::uint16_t* input,
                         std::uint8_t* data, std::uint8_t* scale) const = 0;
 
+  // Throws Error when the subject fails (a plug-in's error status, a configuration it turned
+  // down after declaring it).
+  //
   // Dequantizes to P*F float32 values: decode(code) * 2^(e8m0 - 127), rounded to float32
   // (decisions.md, "Dequantize"). NaN codes give sign|0x7FC00000. Same buffer sizes as quantize.
   virtual void dequantize(const QuantizeConfig& config, const std::uint8_t* data,
