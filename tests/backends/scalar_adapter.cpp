@@ -6,6 +6,8 @@
 
 #include "mxconform/backend_params.h"
 #include "mxconform/error.h"
+#include "mxconform/formats.h"
+#include "mxconform/scale_layout.h"
 #include "scalar_backend.h"
 #include "widen.h"
 
@@ -17,6 +19,30 @@ std::size_t QuantizeCall::elements() const {
 
 std::uint32_t QuantizeCall::widened(std::size_t k) const {
   return params->input_dtype == MXC_INPUT_FLOAT16 ? impl::widen_f16(input[k]) : impl::widen_bf16(input[k]);
+}
+
+bool QuantizeCall::is_nan(std::size_t k) const { return (widened(k) & Float32::kMagnitudeMask) > Float32::kInfCode; }
+
+bool QuantizeCall::is_zero(std::size_t k) const { return (widened(k) & Float32::kMagnitudeMask) == 0; }
+
+std::size_t QuantizeCall::blocks() const { return elements() / kBlockSize; }
+
+std::size_t QuantizeCall::block_of(std::size_t k) const {
+  const std::size_t free = static_cast<std::size_t>(params->free);
+  return k / free / kBlockRows * (free / kBlockCols) + k % free / kBlockCols;
+}
+
+std::size_t QuantizeCall::block_element(std::size_t b, std::size_t i) const {
+  const std::size_t free = static_cast<std::size_t>(params->free);
+  const std::size_t block_cols = free / kBlockCols;
+  return (b / block_cols * kBlockRows + i / kBlockCols) * free + b % block_cols * kBlockCols + i % kBlockCols;
+}
+
+std::uint8_t& QuantizeCall::block_scale(std::size_t b) const {
+  const std::size_t block_cols = static_cast<std::size_t>(params->free) / kBlockCols;
+  const std::size_t group = b / block_cols;
+  const std::size_t row = params->scale_layout == MXC_SCALE_PHYSICAL ? scale_slot(group) : group;
+  return scale[row * block_cols + b % block_cols];
 }
 
 int QuantizeCall::fail(const char* reason) const {
@@ -45,6 +71,13 @@ int quantize_with_scalar(const QuantizeCall& call) {
 void change_byte(volatile void* address) {
   volatile std::uint8_t* byte = static_cast<volatile std::uint8_t*>(address);
   *byte = static_cast<std::uint8_t>(~*byte);
+}
+
+void null_write() {
+  // Both volatile: the compiler can neither see that the pointer is null nor drop the store.
+  volatile int* volatile target = nullptr;
+  *target = 1;
+  __builtin_trap();  // not reached: the write faults
 }
 
 mxc_backend_info scalar_info(const char* name, const char* description) {

@@ -24,6 +24,16 @@ struct QuantizeCall {
   std::size_t elements() const;
   // fp32 bits of input element k (k < elements()), widened as decisions.md step 1.
   std::uint32_t widened(std::size_t k) const;
+  // Whether input element k is a NaN, or a zero of either sign.
+  bool is_nan(std::size_t k) const;
+  bool is_zero(std::size_t k) const;
+  // The 8x4 blocks, numbered row-major over the grid of blocks: how many there are, the block
+  // that holds input element k, the input index of element i (0..31, row-major) of block b, and
+  // block b's scale byte in the configured layout (physical: the row its slot names).
+  std::size_t blocks() const;
+  std::size_t block_of(std::size_t k) const;
+  std::size_t block_element(std::size_t b, std::size_t i) const;
+  std::uint8_t& block_scale(std::size_t b) const;
   // Writes `reason` to message (truncated to message_size) and returns MXC_STATUS_ERROR.
   int fail(const char* reason) const;
 };
@@ -43,15 +53,20 @@ int quantize_with_scalar(const QuantizeCall& call);
 // The address may lie outside every buffer (that is the point of the test backends that use it).
 void change_byte(volatile void* address);
 
+// Dies of SIGSEGV: a write through a null pointer the compiler cannot see is null.
+[[noreturn]] void null_write();
+
 // Info declaring everything the scalar implementation supports, under `name`.
 mxc_backend_info scalar_info(const char* name, const char* description);
 
 // The table a test backend's mxconform_backend_v1 returns: describe() gives `kInfo`, quantize()
 // hands the call to `kQuantize`. Exceptions must not leave kQuantize (it is called from C).
-template <const mxc_backend_info& kInfo, int (*kQuantize)(const QuantizeCall&)>
+// `kStructSize` is what the table claims as its struct_size (a bad backend may lie).
+template <const mxc_backend_info& kInfo, int (*kQuantize)(const QuantizeCall&),
+          std::uint32_t kStructSize = sizeof(mxc_backend)>
 const mxc_backend* backend_table() {
   static const mxc_backend kBackend{
-      sizeof(mxc_backend),
+      kStructSize,
       []() { return &kInfo; },
       [](const mxc_quantize_params* params, const std::uint16_t* input, std::uint8_t* data, std::size_t data_size,
          std::uint8_t* scale, std::size_t scale_size, char* message, std::size_t message_size) {

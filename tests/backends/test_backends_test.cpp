@@ -239,21 +239,36 @@ TEST(HangOnZeroBlock, SpinsOnAnAllZeroBlockOnly) {
       testing::KilledBySignal(SIGALRM), "");
 }
 
+// A run between guard pages: its configuration and input, what the backend returned, and the
+// input's bytes as the backend left them.
+struct GuardedRun {
+  QuantizeConfig config;
+  std::vector<std::uint16_t> input;
+  Outputs outputs;
+  std::vector<std::uint8_t> input_after;
+};
+
 // Runs `backend` on 64x64 e4m3fn (4096 bytes of data, a page multiple) with every buffer
 // between guard pages and the input read-only.
-void run_guarded(const mxc_backend& backend) {
-  const QuantizeConfig config = config_of(OutputDtype::kFloat8E4m3fn, 64, 64);
-  const Geometry g = geometry(config);
-  const std::vector<std::uint16_t> values = ordinary_input(config.partitions * config.free, 5);
-  const GuardedPages input(values.size() * sizeof values[0]);
-  std::memcpy(input.begin(), values.data(), values.size() * sizeof values[0]);
+GuardedRun run_guarded(const mxc_backend& backend) {
+  GuardedRun run{config_of(OutputDtype::kFloat8E4m3fn, 64, 64), {}, {}, {}};
+  const Geometry g = geometry(run.config);
+  run.input = ordinary_input(run.config.partitions * run.config.free, 5);
+  const std::size_t input_bytes = run.input.size() * sizeof run.input[0];
+  const GuardedPages input(input_bytes);
+  std::memcpy(input.begin(), run.input.data(), input_bytes);
   input.protect(PROT_READ);
   const GuardedPages data(g.data_bytes);
   const GuardedPages scale(g.scale_bytes);
-  const mxc_quantize_params params = to_params(config);
+  const mxc_quantize_params params = to_params(run.config);
   char message[256] = {};
-  backend.quantize(&params, reinterpret_cast<const std::uint16_t*>(input.begin()), data.begin(), g.data_bytes,
-                   scale.begin(), g.scale_bytes, message, sizeof message);
+  run.outputs.status = backend.quantize(&params, reinterpret_cast<const std::uint16_t*>(input.begin()), data.begin(),
+                                        g.data_bytes, scale.begin(), g.scale_bytes, message, sizeof message);
+  run.outputs.message = message;
+  run.outputs.data.assign(data.begin(), data.begin() + g.data_bytes);
+  run.outputs.scale.assign(scale.begin(), scale.begin() + g.scale_bytes);
+  run.input_after.assign(input.begin(), input.begin() + input_bytes);
+  return run;
 }
 
 TEST(GuardedBuffers, TheCorrectBackendRunsBetweenGuardPages) {
@@ -285,6 +300,105 @@ TEST(WriteUnnamedScaleRow, ChangesRow4OnlyWhenThereAreMoreThan4Groups) {
     }
     expect_same(expected, actual, describe(config));
   }
+}
+
+// ---- The hostile backends whose acts show in the bytes (the others act on processes and streams;
+// tests/certify_hostile_test.cpp runs them under mxconform). ----
+
+TEST(MprotectInputWrite, MakesTheReadOnlyInputWritableAndChangesInput0) {
+  const Library library(MXCONFORM_TEST_BACKEND_MPROTECT_INPUT_WRITE);
+  const GuardedRun run = run_guarded(library.backend());
+  expect_same(run_scalar(run.config, run.input), run.outputs, describe(run.config));
+  std::vector<std::uint8_t> changed(run.input_after.size());
+  std::memcpy(changed.data(), run.input.data(), changed.size());
+  changed[0] = static_cast<std::uint8_t>(~changed[0]);
+  EXPECT_EQ(run.input_after, changed);
+}
+
+TEST(ZeroUnnamedScaleRows, ZeroesEveryUnnamedRowOnlyWhenThereAreMoreThan4Groups) {
+  const Library library(MXCONFORM_TEST_BACKEND_ZERO_UNNAMED_SCALE_ROWS);
+  constexpr std::uint8_t kFill = 0xEE;
+  for (const std::size_t partitions : {32, 40}) {
+    const QuantizeConfig config = config_of(OutputDtype::kFloat8E4m3fn, partitions, 8);
+    const Geometry g = geometry(config);
+    const std::vector<std::uint16_t> input = ordinary_input(partitions * 8, 8);
+    const mxc_quantize_params params = to_params(config);
+    std::vector<std::uint8_t> data(g.data_bytes), scale(g.scale_bytes, kFill);
+    char message[256] = {};
+    ASSERT_EQ(library.backend().quantize(&params, input.data(), data.data(), data.size(), scale.data(), scale.size(),
+                                         message, sizeof message),
+              MXC_STATUS_OK);
+    const Outputs expected = run_scalar(config, input);
+    EXPECT_EQ(data, expected.data);
+    std::vector<bool> named(g.scale_rows, false);
+    for (std::size_t group = 0; group < g.block_rows; ++group) named[scale_slot(group)] = true;
+    for (std::size_t i = 0; i < scale.size(); ++i) {
+      const bool unnamed = !named[i / g.block_cols];
+      const std::uint8_t wanted = !unnamed ? expected.scale[i] : g.block_rows > kScaleSlotGroupRows ? 0x00 : kFill;
+      EXPECT_EQ(scale[i], wanted) << "P=" << partitions << " scale byte " << i;
+    }
+  }
+}
+
+TEST(ZeroNanBlockBug, DeclaresBfloat16ToE4m3fnAndGetsOnlyZerosPlusOneNanWrong) {
+  const Library library(MXCONFORM_TEST_BACKEND_ZERO_NAN_BLOCK_BUG);
+  const mxc_backend& backend = library.backend();
+  EXPECT_EQ(backend.describe()->input_dtypes, 1u << MXC_INPUT_BFLOAT16);
+  EXPECT_EQ(backend.describe()->output_dtypes, 1u << MXC_OUTPUT_FLOAT8_E4M3FN);
+  // Two block columns: block 0 is the case under test, block 1 ordinary.
+  const QuantizeConfig config = config_of(OutputDtype::kFloat8E4m3fn, 8, 8);
+  constexpr std::uint16_t kNan = 0x7FC1, kNegativeZero = 0x8000;
+  std::vector<std::uint16_t> input = ordinary_input(64, 9);
+  for (std::size_t row = 0; row < 8; ++row) {
+    for (std::size_t col = 0; col < 4; ++col) input[row * 8 + col] = row % 2 == 0 ? 0 : kNegativeZero;
+  }
+  expect_same(run_scalar(config, input), run_backend(backend, config, input), "all-zero block");
+  input[3 * 8 + 2] = kNan;
+  Outputs expected = run_scalar(config, input);
+  ASSERT_NE(expected.scale[0], 0x02);
+  expected.scale[0] = 0x02;
+  expect_same(expected, run_backend(backend, config, input), "zeros and one NaN");
+  input[5 * 8 + 1] = kNan;
+  expect_same(run_scalar(config, input), run_backend(backend, config, input), "zeros and two NaNs");
+  QuantizeConfig float16 = config;
+  float16.input = InputDtype::kFloat16;
+  EXPECT_EQ(run_backend(backend, float16, input).status, MXC_STATUS_UNSUPPORTED);
+}
+
+TEST(FlakyEvery50th, ChangesData0OnEvery50thCallOnly) {
+  const Library library(MXCONFORM_TEST_BACKEND_FLAKY_EVERY_50TH);
+  const QuantizeConfig config = config_of(OutputDtype::kFloat8E5m2, 8, 4);
+  const std::vector<std::uint16_t> input = ordinary_input(32, 10);
+  const Outputs expected = run_scalar(config, input);
+  for (int call = 1; call <= 100; ++call) {
+    const Outputs actual = run_backend(library.backend(), config, input);
+    EXPECT_EQ(actual.data == expected.data, call % 50 != 0) << "call " << call;
+  }
+}
+
+TEST(BadMessage, RefusesFloat16WithTheHostileBytes) {
+  const Library library(MXCONFORM_TEST_BACKEND_BAD_MESSAGE);
+  QuantizeConfig config = config_of(OutputDtype::kFloat8E5m2, 8, 8);
+  config.input = InputDtype::kFloat16;
+  const Outputs refused = run_backend(library.backend(), config, ordinary_input(64, 11));
+  EXPECT_EQ(refused.status, MXC_STATUS_ERROR);
+  EXPECT_EQ(refused.message, "\xff\xfe\x1b]0;pwned\x07 <&\"]]>");
+}
+
+TEST(BadDescriptions, EachLiesInItsOneField) {
+  const Library info_size(MXCONFORM_TEST_BACKEND_BAD_STRUCT_SIZE_INFO);
+  EXPECT_EQ(info_size.backend().describe()->struct_size, 4u);
+  const Library table_size(MXCONFORM_TEST_BACKEND_BAD_STRUCT_SIZE_TABLE);
+  EXPECT_EQ(table_size.backend().struct_size, 0u);
+  EXPECT_EQ(table_size.backend().describe()->struct_size, sizeof(mxc_backend_info));
+  const Library output_mask(MXCONFORM_TEST_BACKEND_BAD_MASK_BITS);
+  EXPECT_NE(output_mask.backend().describe()->output_dtypes & 1u << 3, 0u);
+  const Library emax_mask(MXCONFORM_TEST_BACKEND_BAD_EMAX_MASK_BITS);
+  EXPECT_NE(emax_mask.backend().describe()->emax_modes & 1u << 5, 0u);
+}
+
+TEST(ConstructorCrash, DiesOfSigsegvWhileLoaded) {
+  EXPECT_EXIT(dlopen(MXCONFORM_TEST_BACKEND_CONSTRUCTOR_CRASH, RTLD_NOW | RTLD_LOCAL), testing::KilledBySignal(SIGSEGV), "");
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 
 #include "e8m0_scale.h"
 #include "mxconform/formats.h"
-#include "mxconform/quantize_config.h"
-#include "mxconform/scale_layout.h"
 #include "scalar_adapter.h"
 
 namespace {
@@ -27,10 +25,7 @@ bool is_e4m3(std::uint32_t output_dtype) {
 
 // The prescaled fp32 bits of element k (decisions.md step 4), from the block's E8M0 byte.
 std::uint32_t prescaled(const QuantizeCall& call, std::size_t k) {
-  const std::size_t free = static_cast<std::size_t>(call.params->free);
-  const std::size_t group = k / free / mxconform::kBlockRows;
-  const std::size_t row = call.params->scale_layout == MXC_SCALE_PHYSICAL ? mxconform::scale_slot(group) : group;
-  const std::uint32_t e8m0 = call.scale[row * (free / mxconform::kBlockCols) + k % free / mxconform::kBlockCols];
+  const std::uint32_t e8m0 = call.block_scale(call.block_of(k));
   const std::uint32_t x_bits = call.widened(k);
   const std::uint32_t m_bits = mxconform::impl::multiplier_bits(e8m0);
   float x, m;
