@@ -170,7 +170,7 @@ class Runner {
     ++certificate_.cases;
     CallResult result = backend_.run(config, input, expected_data, expected_scale);
     bool repeatable = true;
-    if (is_failure(result.outcome)) {
+    if (is_failure(result.outcome) && !result.gone_before_call) {
       // A failure must happen again to be shrunk and replayed: run the same call once more.
       const CallResult again = backend_.run(config, input, expected_data, expected_scale);
       if (again.outcome != result.outcome || again.site != result.site) {
@@ -203,7 +203,7 @@ class Runner {
     QuantizeConfig small_config = config;
     std::vector<std::uint16_t> small_input = input;
     // A nondeterministic failure is kept whole: a shrink step could not tell it from a pass.
-    if (repeatable) shrink(result.outcome, small_config, small_input);
+    if (repeatable && !result.gone_before_call) shrink(result.outcome, small_config, small_input);
     try {
       const corpus::CorpusCase repro = corpus::make_repro_case(small_config, small_input, "certify-" + campaign, options_.seed);
       failure.repro_yaml = corpus::format_corpus_file({repro}, "mxconform certify: " + std::string(name(result.outcome)) +

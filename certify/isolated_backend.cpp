@@ -702,6 +702,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
     } else if (!sent) {
       result.detail = "the worker was gone before this call (" + (how.empty() ? "it closed its pipes" : how) +
                       "): it ended after answering the previous call";
+      result.gone_before_call = true;
     } else {
       result.detail = how.empty() ? "the worker closed its pipes" : how;
     }

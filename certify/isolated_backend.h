@@ -52,6 +52,9 @@ struct CallResult {
   // Where it went wrong, without the values that vary from call to call (the fill bytes, fault
   // addresses): the same failure twice has the same outcome and site.
   std::string site;
+  // The worker had ended before this call was sent (after answering the previous one): a crash
+  // of the backend, though not of this case, so rerunning the case says nothing.
+  bool gone_before_call = false;
   std::vector<std::uint8_t> data;   // what the backend wrote (empty unless it returned)
   std::vector<std::uint8_t> scale;
   std::string stderr_text;  // what the backend wrote to stderr during the call: raw, capped
