@@ -177,20 +177,7 @@ const mxc_backend_info* builtin_describe() {
 int builtin_quantize(const mxc_quantize_params* params, const std::uint16_t* input, std::uint8_t* data,
                      std::size_t data_size, std::uint8_t* scale, std::size_t scale_size, char* message,
                      std::size_t message_size) {
-  try {
-    const QuantizeConfig config = config_from_params(*params);
-    const Geometry g = geometry(config);
-    if (g.data_bytes != data_size || g.scale_bytes != scale_size) {
-      std::snprintf(message, message_size, "buffer sizes %zu/%zu, expected %zu/%zu", data_size, scale_size,
-                    g.data_bytes, g.scale_bytes);
-      return MXC_STATUS_ERROR;
-    }
-    g_builtin->quantize(config, input, data, scale);
-    return MXC_STATUS_OK;
-  } catch (const std::exception& error) {
-    std::snprintf(message, message_size, "%s", error.what());
-    return MXC_STATUS_ERROR;
-  }
+  return quantize_through_abi(*g_builtin, params, input, data, data_size, scale, scale_size, message, message_size);
 }
 
 const mxc_backend kBuiltinTable = {sizeof(mxc_backend), builtin_describe, builtin_quantize};

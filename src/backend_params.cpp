@@ -1,5 +1,7 @@
 #include "mxconform/backend_params.h"
 
+#include <cstdio>
+#include <exception>
 #include <string>
 
 #include "mxconform/error.h"
@@ -49,6 +51,33 @@ mxc_quantize_params params_from_config(const QuantizeConfig& config) {
   params.partitions = config.partitions;
   params.free = config.free;
   return params;
+}
+
+int quantize_through_abi(const Implementation& subject, const mxc_quantize_params* params, const std::uint16_t* input,
+                         std::uint8_t* data, std::size_t data_size, std::uint8_t* scale, std::size_t scale_size,
+                         char* message, std::size_t message_size) {
+  const auto say = [&](const std::string& text) {
+    if (message != nullptr && message_size > 0) std::snprintf(message, message_size, "%s", text.c_str());
+  };
+  try {
+    if (params == nullptr) throw Error("params is NULL");
+    const QuantizeConfig config = config_from_params(*params);
+    const std::string unsupported = subject.unsupported_reason(config);
+    if (!unsupported.empty()) {
+      say(unsupported);
+      return MXC_STATUS_UNSUPPORTED;
+    }
+    const Geometry g = geometry(config);
+    if (data_size != g.data_bytes || scale_size != g.scale_bytes) {
+      throw Error("buffer sizes " + std::to_string(data_size) + "/" + std::to_string(scale_size) + ", expected " +
+                  std::to_string(g.data_bytes) + "/" + std::to_string(g.scale_bytes));
+    }
+    subject.quantize(config, input, data, scale);
+    return MXC_STATUS_OK;
+  } catch (const std::exception& error) {
+    say(error.what());
+    return MXC_STATUS_ERROR;
+  }
 }
 
 }  // namespace mxconform

@@ -50,22 +50,9 @@ int QuantizeCall::fail(const char* reason) const {
   return MXC_STATUS_ERROR;
 }
 
-QuantizeConfig to_config(const mxc_quantize_params& params) { return config_from_params(params); }
-
-mxc_quantize_params to_params(const QuantizeConfig& config) { return params_from_config(config); }
-
 int quantize_with_scalar(const QuantizeCall& call) {
-  try {
-    const QuantizeConfig config = to_config(*call.params);
-    const Geometry geometry = mxconform::geometry(config);
-    if (call.data_size != geometry.data_bytes || call.scale_size != geometry.scale_bytes) {
-      return call.fail("data or scale buffer size does not match the configuration");
-    }
-    impl::scalar_backend().quantize(config, call.input, call.data, call.scale);
-    return MXC_STATUS_OK;
-  } catch (const std::exception& error) {
-    return call.fail(error.what());
-  }
+  return quantize_through_abi(impl::scalar_backend(), call.params, call.input, call.data, call.data_size, call.scale,
+                              call.scale_size, call.message, call.message_size);
 }
 
 void change_byte(volatile void* address) {

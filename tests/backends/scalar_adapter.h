@@ -38,13 +38,6 @@ struct QuantizeCall {
   int fail(const char* reason) const;
 };
 
-// The configuration of `params`. Throws Error for a value outside the ABI's enums or a shape
-// that validate() rejects.
-QuantizeConfig to_config(const mxc_quantize_params& params);
-
-// The parameters of a call for `config`: the inverse of to_config.
-mxc_quantize_params to_params(const QuantizeConfig& config);
-
 // The scalar implementation's quantize: MXC_STATUS_OK, or MXC_STATUS_ERROR with the reason when
 // the parameters or the buffer sizes are invalid. Never throws.
 int quantize_with_scalar(const QuantizeCall& call);

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "mxconform/backend.h"
+#include "mxconform/backend_params.h"
 #include "mxconform/registry.h"
 #include "mxconform/scale_layout.h"
 #include "scalar_adapter.h"
@@ -25,7 +26,6 @@
 namespace mxconform {
 namespace {
 
-using test_backends::to_params;
 
 // A shared library opened with dlopen, closed on destruction.
 class Library {
@@ -85,7 +85,7 @@ struct Outputs {
 
 Outputs run_backend(const mxc_backend& backend, const QuantizeConfig& config, const std::vector<std::uint16_t>& input) {
   const Geometry g = geometry(config);
-  const mxc_quantize_params params = to_params(config);
+  const mxc_quantize_params params = params_from_config(config);
   Outputs outputs;
   outputs.data.assign(g.data_bytes, 0);
   outputs.scale.assign(g.scale_bytes, 0);
@@ -260,7 +260,7 @@ GuardedRun run_guarded(const mxc_backend& backend) {
   input.protect(PROT_READ);
   const GuardedPages data(g.data_bytes);
   const GuardedPages scale(g.scale_bytes);
-  const mxc_quantize_params params = to_params(run.config);
+  const mxc_quantize_params params = params_from_config(run.config);
   char message[256] = {};
   run.outputs.status = backend.quantize(&params, reinterpret_cast<const std::uint16_t*>(input.begin()), data.begin(),
                                         g.data_bytes, scale.begin(), g.scale_bytes, message, sizeof message);
@@ -322,7 +322,7 @@ TEST(ZeroUnnamedScaleRows, ZeroesEveryUnnamedRowOnlyWhenThereAreMoreThan4Groups)
     const QuantizeConfig config = config_of(OutputDtype::kFloat8E4m3fn, partitions, 8);
     const Geometry g = geometry(config);
     const std::vector<std::uint16_t> input = ordinary_input(partitions * 8, 8);
-    const mxc_quantize_params params = to_params(config);
+    const mxc_quantize_params params = params_from_config(config);
     std::vector<std::uint8_t> data(g.data_bytes), scale(g.scale_bytes, kFill);
     char message[256] = {};
     ASSERT_EQ(library.backend().quantize(&params, input.data(), data.data(), data.size(), scale.data(), scale.size(),
