@@ -770,8 +770,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
   }
   // Scale rows no slot names must keep their fill; then every byte against the oracle.
   const Geometry g = geometry(config);
-  std::vector<bool> named(g.scale_rows, config.scale_layout == ScaleLayout::kLogical);
-  for (std::size_t i = 0; i < g.block_rows && config.scale_layout == ScaleLayout::kPhysical; ++i) named[scale_slot(i)] = true;
+  const std::vector<bool> named = named_scale_rows(config);
   for (std::size_t row = 0; row < g.scale_rows; ++row) {
     if (named[row]) continue;
     for (std::size_t c = 0; c < g.block_cols; ++c) {

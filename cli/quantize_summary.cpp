@@ -32,14 +32,14 @@ QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* inp
   s.scale_min = std::numeric_limits<int>::max();
   for (std::size_t row = 0; row < config.partitions; ++row) {
     const std::size_t group = row / kBlockRows;
-    const std::size_t scale_row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(group) : group;
+    const std::size_t scales_at = scale_row(config, group);
     for (std::size_t col = 0; col < config.free; ++col) {
       const std::size_t k = row * config.free + col;
       const std::uint32_t bits = config.input == InputDtype::kBfloat16 ? impl::widen_bf16(input[k])
                                                                        : impl::widen_f16(input[k]);
       float x;
       std::memcpy(&x, &bits, sizeof x);
-      const int e8m0 = scale[scale_row * g.block_cols + col / kBlockCols];
+      const int e8m0 = scale[scales_at * g.block_cols + col / kBlockCols];
       s.scale_min = std::min(s.scale_min, e8m0);
       s.scale_max = std::max(s.scale_max, e8m0);
       const double block_max = std::ldexp(max_value, e8m0 - E8M0::kBias);

@@ -22,7 +22,7 @@ std::vector<std::uint8_t> complement_of(const std::vector<ExpectedByte>& expecte
 }
 
 std::size_t scale_row_of(const QuantizeConfig& config, std::size_t group) {
-  return config.scale_layout == ScaleLayout::kPhysical ? scale_slot(group) : group;
+  return scale_row(config, group);
 }
 
 // The block row a scale row holds, or none for a physical row no slot names.

@@ -416,10 +416,7 @@ class FileReader {
 
   void check_scale_bytes(const YAML::Node& node, const std::string& field, const CorpusCase& c) {
     const Geometry g = geometry(c.config);
-    std::vector<bool> named(g.scale_rows, c.config.scale_layout == ScaleLayout::kLogical);
-    for (std::size_t i = 0; i < g.block_rows && !named.empty() && c.config.scale_layout == ScaleLayout::kPhysical; ++i) {
-      named[scale_slot(i)] = true;
-    }
+    const std::vector<bool> named = named_scale_rows(c.config);
     const int largest = E8M0::kNanCode - emax_bias(c.config);
     for (std::size_t i = 0; i < c.scale.size(); ++i) {
       const std::size_t row = i / g.block_cols;

@@ -100,10 +100,10 @@ class ScalarBackend final : public Implementation {
     for (std::uint32_t code = 0; code < (1u << format.bits); ++code) table[code] = decode_element(code, format);
     for (std::size_t row = 0; row < config.partitions; ++row) {
       const std::size_t group = row / kBlockRows;
-      const std::size_t scale_row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(group) : group;
+      const std::size_t scales_at = scale_row(config, group);
       for (std::size_t col = 0; col < config.free; ++col) {
         const std::size_t k = row * config.free + col;
-        const int e8m0 = scale[scale_row * g.block_cols + col / kBlockCols];
+        const int e8m0 = scale[scales_at * g.block_cols + col / kBlockCols];
         output[k] = std::ldexp(table[code_of[k]], e8m0 - E8M0::kBias);
       }
     }

@@ -13,7 +13,7 @@ namespace mxconform::properties {
 namespace {
 
 std::size_t scale_index(const QuantizeConfig& config, std::size_t g, std::size_t c) {
-  const std::size_t row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(g) : g;
+  const std::size_t row = scale_row(config, g);
   return row * geometry(config).block_cols + c;
 }
 

@@ -22,7 +22,7 @@ std::string hex(unsigned value, int digits) {
 bool named_row(const QuantizeConfig& config, std::size_t row, std::size_t* logical) {
   const Geometry g = geometry(config);
   for (std::size_t i = 0; i < g.block_rows; ++i) {
-    if ((config.scale_layout == ScaleLayout::kPhysical ? scale_slot(i) : i) == row) {
+    if (scale_row(config, i) == row) {
       *logical = i;
       return true;
     }
@@ -159,7 +159,7 @@ std::string format_repro(const Repro& repro) {
           ? 0
           : (d.kind == Difference::Kind::kScale
                  ? d.scale_byte / g.block_cols
-                 : (config.scale_layout == ScaleLayout::kPhysical ? scale_slot(d.block_row) : d.block_row));
+                 : scale_row(config, d.block_row));
   const std::size_t scale_row_end = g.scale_bytes <= kWholeScaleBytes ? g.scale_rows : scale_row_begin + 1;
   out << "  expected scale (" << name(config.scale_layout) << " layout) [" << g.scale_rows << ", " << g.block_cols
       << "]" << (g.scale_bytes <= kWholeScaleBytes ? "" : ", row " + std::to_string(scale_row_begin) + " only")

@@ -83,4 +83,15 @@ std::string describe(const QuantizeConfig& config) {
   return out.str();
 }
 
+std::size_t scale_row(const QuantizeConfig& config, std::size_t group) {
+  return config.scale_layout == ScaleLayout::kPhysical ? scale_slot(group) : group;
+}
+
+std::vector<bool> named_scale_rows(const QuantizeConfig& config) {
+  const Geometry g = geometry(config);
+  std::vector<bool> named(g.scale_rows, false);
+  for (std::size_t group = 0; group < g.block_rows; ++group) named[scale_row(config, group)] = true;
+  return named;
+}
+
 }  // namespace mxconform

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mxconform/dtype.h"
 
@@ -46,6 +47,14 @@ struct Geometry {
   std::size_t scale_bytes;      // scale_rows * block_cols
 };
 Geometry geometry(const QuantizeConfig& config);
+
+// The row of the scale buffer that holds partition group `group`'s E8M0 bytes: scale_slot(group)
+// in the physical layout (the contract, step 7), `group` in the logical one.
+std::size_t scale_row(const QuantizeConfig& config, std::size_t group);
+
+// For each row of the scale buffer (geometry(config).scale_rows), whether a group's bytes go
+// there. In the physical layout the other rows are never written.
+std::vector<bool> named_scale_rows(const QuantizeConfig& config);
 
 // emaxBias of decisions.md step 3 for the configured output dtype and EMAX mode.
 int emax_bias(const QuantizeConfig& config);

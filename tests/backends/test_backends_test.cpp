@@ -330,8 +330,7 @@ TEST(ZeroUnnamedScaleRows, ZeroesEveryUnnamedRowOnlyWhenThereAreMoreThan4Groups)
               MXC_STATUS_OK);
     const Outputs expected = run_scalar(config, input);
     EXPECT_EQ(data, expected.data);
-    std::vector<bool> named(g.scale_rows, false);
-    for (std::size_t group = 0; group < g.block_rows; ++group) named[scale_slot(group)] = true;
+    const std::vector<bool> named = named_scale_rows(config);
     for (std::size_t i = 0; i < scale.size(); ++i) {
       const bool unnamed = !named[i / g.block_cols];
       const std::uint8_t wanted = !unnamed ? expected.scale[i] : g.block_rows > kScaleSlotGroupRows ? 0x00 : kFill;

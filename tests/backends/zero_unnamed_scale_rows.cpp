@@ -6,6 +6,7 @@
 
 #include "mxconform/quantize_config.h"
 #include "mxconform/scale_layout.h"
+#include "mxconform/backend_params.h"
 #include "scalar_adapter.h"
 
 namespace {
@@ -22,8 +23,7 @@ int quantize(const QuantizeCall& call) {
     return status;
   }
   const std::size_t row_bytes = static_cast<std::size_t>(call.params->free) / mxconform::kBlockCols;
-  std::vector<bool> named(mxconform::physical_scale_rows(groups), false);
-  for (std::size_t group = 0; group < groups; ++group) named[mxconform::scale_slot(group)] = true;
+  const std::vector<bool> named = mxconform::named_scale_rows(mxconform::config_from_params(*call.params));
   for (std::size_t row = 0; row < named.size(); ++row) {
     if (!named[row]) std::memset(call.scale + row * row_bytes, 0x00, row_bytes);
   }
