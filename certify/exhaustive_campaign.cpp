@@ -21,7 +21,7 @@ constexpr std::size_t kSegmentLanes = 64;  // a SIMD chunk row: separated groups
 // Bit patterns of an input format, from its definition.
 struct InputBits {
   explicit InputBits(InputDtype dtype) : format(input_format(dtype)) {}
-  std::uint32_t sign() const { return 1u << (format.bits - 1); }
+  std::uint32_t sign() const { return format.sign_mask; }
   std::uint32_t exponent_mask() const { return ((1u << format.exponent_bits) - 1) << format.mantissa_bits; }
   std::uint32_t smallest_normal() const { return 1u << format.mantissa_bits; }
   bool normal_or_special(std::uint32_t bits) const { return (bits & exponent_mask()) != 0; }

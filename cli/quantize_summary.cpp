@@ -20,12 +20,7 @@ QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* inp
   const std::size_t count = config.partitions * config.free;
   std::vector<float> values(count);
   impl::scalar_backend().dequantize(config, data, scale, values.data());
-  const double max_value = [&] {
-    const FormatInfo format = element_format(config.output);
-    const double significand = 1.0 + static_cast<double>(format.max_code & ((1u << format.mantissa_bits) - 1)) /
-                                         (1u << format.mantissa_bits);
-    return std::ldexp(significand, format.emax);
-  }();
+  const double max_value = element_format(config.output).max_value;
 
   QuantizeSummary s;
   s.elements = count;

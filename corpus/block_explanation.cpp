@@ -126,7 +126,7 @@ struct Decision {
 Decision decide(const ElementStep& e, const QuantizeConfig& config, const std::vector<Rational>& grid) {
   const FormatInfo element = element_format(config.output);
   const int digits = code_digits(config);
-  const std::uint32_t sign = 1u << (element.bits - 1);
+  const std::uint32_t sign = element.sign_mask;
   const std::uint32_t magnitude_code = e.code & (sign - 1);
   Decision d;
   if (e.y.is_nan()) {

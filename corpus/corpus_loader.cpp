@@ -398,7 +398,7 @@ class FileReader {
   void check_data_codes(const YAML::Node& node, const std::string& field, const CorpusCase& c) {
     const FormatInfo element = element_format(c.config.output);
     const bool fp4 = is_fp4(c.config.output);
-    const std::uint32_t magnitude_mask = (1u << (element.bits - 1)) - 1;
+    const std::uint32_t magnitude_mask = element.magnitude_mask;
     for (std::size_t i = 0; i < c.data.size(); ++i) {
       if (!c.data[i]) fail(node, field, "byte " + std::to_string(i) + ": every data byte is written; '..' is for scale rows");
       const std::uint32_t magnitude = *c.data[i] & magnitude_mask;

@@ -116,7 +116,7 @@ Value special(Value::Kind kind, bool negative) {
 std::string format_bit_pattern(std::uint16_t bits) { return format_hex(bits, 4); }
 
 std::optional<std::uint16_t> encode_exactly(const Value& value, const FormatInfo& format) {
-  const std::uint32_t sign = value.negative ? 1u << (format.bits - 1) : 0u;
+  const std::uint32_t sign = value.negative ? format.sign_mask : 0u;
   const std::uint32_t exponent_all_ones = (1u << format.exponent_bits) - 1;
   if (value.is_nan()) {
     const std::uint32_t quiet_bit = 1u << (format.mantissa_bits - 1);

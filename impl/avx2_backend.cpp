@@ -640,8 +640,8 @@ bool use_streaming_stores(const QuantizeConfig& config, const std::uint8_t* data
 
 int nan_code(const QuantizeConfig& config) {
   const FormatInfo f = element_format(config.output);
-  const bool has_nan_code = f.specials != Specials::kFiniteOnly && config.fp8_nan == Fp8NanPolicy::kCanonical;
-  return has_nan_code ? static_cast<int>((1u << (f.bits - 1)) - 1) : 0;
+  const bool has_nan_code = f.has_nan && config.fp8_nan == Fp8NanPolicy::kCanonical;
+  return has_nan_code ? static_cast<int>(f.nan_code) : 0;
 }
 
 // The lane remap of step 6 on stride-0 packed bytes: each window of `stride` bytes reversed.

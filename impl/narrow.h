@@ -26,12 +26,10 @@ constexpr std::uint32_t shift_right_rne(std::uint32_t x, int shift) {
 // sign|NaN under kCanonical and a signed zero under kZero. Inf and finite overflow saturate.
 constexpr std::uint32_t narrow(std::uint32_t fp32_bits, const FormatInfo& format,
                                Fp8NanPolicy nan_policy) {
-  const std::uint32_t sign = (fp32_bits >> (Float32::kBits - 1)) << (format.bits - 1);
+  const std::uint32_t sign = (fp32_bits & Float32::kSignMask) != 0 ? format.sign_mask : 0;
   const std::uint32_t magnitude = fp32_bits & Float32::kMagnitudeMask;
   if (magnitude > Float32::kInfCode) {
-    const bool has_nan = format.specials != Specials::kFiniteOnly;
-    const std::uint32_t nan_code = (1u << (format.bits - 1)) - 1;
-    return has_nan && nan_policy == Fp8NanPolicy::kCanonical ? sign | nan_code : sign;
+    return format.has_nan && nan_policy == Fp8NanPolicy::kCanonical ? sign | format.nan_code : sign;
   }
   const int field = static_cast<int>(magnitude >> Float32::kMantissaBits);
   const int target_min_field = Float32::kBias + 1 - format.bias;  // fp32 field of the target's smallest normal

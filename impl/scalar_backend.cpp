@@ -29,7 +29,7 @@ void quantize_codes(const QuantizeConfig& config, const std::uint16_t* input, st
 
 // Element value as fp32 bits, from the code's fields.
 float decode_element(std::uint32_t code, const FormatInfo& format) {
-  const std::uint32_t sign_bit = 1u << (format.bits - 1);
+  const std::uint32_t sign_bit = format.sign_mask;
   const std::uint32_t magnitude = code & (sign_bit - 1);
   const std::uint32_t mantissa = magnitude & ((1u << format.mantissa_bits) - 1);
   const std::uint32_t exponent = magnitude >> format.mantissa_bits;

@@ -75,7 +75,7 @@ void set_block_scale(const QuantizeConfig& config, std::vector<std::uint8_t>& sc
 }
 
 std::uint8_t code_sign_bit(const QuantizeConfig& config) {
-  return static_cast<std::uint8_t>(1u << (element_format(config.output).bits - 1));
+  return static_cast<std::uint8_t>(element_format(config.output).sign_mask);
 }
 
 std::size_t element_index(const QuantizeConfig& config, std::size_t g, std::size_t c, std::size_t k) {

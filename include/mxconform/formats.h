@@ -22,6 +22,12 @@ struct FormatInfo {
   int bits;                   // 1 + exponent_bits + mantissa_bits
   std::uint32_t max_code;     // the positive code of the largest finite value
   int emax;                   // unbiased exponent of the largest finite value
+  std::uint32_t sign_mask;    // 1 << (bits - 1)
+  std::uint32_t magnitude_mask;
+  bool has_inf;
+  bool has_nan;
+  std::uint32_t nan_code;     // the canonical NaN (positive); meaningful only when has_nan
+  double max_value;           // the largest finite value
 };
 
 template <int ExponentBits, int MantissaBits, Specials kSpecialValues>
@@ -62,7 +68,8 @@ struct FloatFormat {
   }();
 
   static constexpr FormatInfo info() {
-    return FormatInfo{kExponentBits, kMantissaBits, kBias, kSpecials, kBits, kMaxCode, kEmax};
+    return FormatInfo{kExponentBits, kMantissaBits, kBias,  kSpecials, kBits,   kMaxCode,
+                      kEmax,         kSignMask,     kMagnitudeMask, kHasInf, kHasNan, kNanCode, kMaxValue};
   }
 };
 
@@ -94,5 +101,7 @@ static_assert(E5M2::kInfCode == 0b0'11111'00);
 static_assert(Float32::kBias == 127 && Bfloat16::kBias == 127 && Float16::kBias == 15);
 static_assert(Float16::kMaxValue == 65504.0);
 static_assert(E8M0::kBias == Float32::kBias);
+static_assert(E4M3FN::info().nan_code == 0b0'1111'111 && E2M1::info().sign_mask == 0b1'00'0 && !E2M1::info().has_nan);
+static_assert(E5M2::info().max_value == 57344.0 && E5M2::info().has_inf && !E4M3FN::info().has_inf);
 
 }  // namespace mxconform
