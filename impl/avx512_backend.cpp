@@ -32,6 +32,7 @@
 #include "fp4_pack.h"
 #include "mxconform/scale_layout.h"
 #include "scalar_backend.h"
+#include "simd_tensor.h"
 
 #define MXCONFORM_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 // The row and chunk helpers hold 16 magnitude vectors across calls: forced inline, so that they
@@ -41,6 +42,12 @@
 namespace mxconform::impl {
 namespace {
 
+using simd::ChunkPath;
+using simd::ElementFormat;
+using simd::InputLayout;
+using simd::lane16;
+using simd::Tensor;
+
 constexpr std::size_t kVectorCols = 32;  // 16-bit elements per 512-bit vector
 // A row's columns go in chunks of kWideVectors vectors (64 columns, 16 blocks a chunk); a
 // remainder of 32 to 63 columns takes one chunk of kNarrowVectors; fewer than 32 go to the
@@ -49,29 +56,12 @@ constexpr int kWideVectors = 2;
 constexpr int kNarrowVectors = 1;
 constexpr std::size_t kWideChunkCols = kWideVectors * kVectorCols;
 constexpr std::size_t kNarrowChunkCols = kNarrowVectors * kVectorCols;
+static_assert(kNarrowChunkCols <= simd::kMaxTailCols, "the scalar tail takes fewer than kNarrowChunkCols columns");
 // Software prefetch distance along each of the 8 rows a chunk reads (streaming sizes only).
 constexpr std::size_t kPrefetchElements = 4 * kWideChunkCols;
 constexpr std::size_t kCacheLineElements = 32;  // 64 bytes of 16-bit inputs
 
-template <ElementKind kElement>
-struct ElementFormat;
-template <>
-struct ElementFormat<ElementKind::kFp4E2m1> { using Type = E2M1; };
-template <>
-struct ElementFormat<ElementKind::kFp8E4m3fn> { using Type = E4M3FN; };
-template <>
-struct ElementFormat<ElementKind::kFp8E5m2> { using Type = E5M2; };
 
-template <InputDtype kInput>
-struct InputLayout {
-  using Format = std::conditional_t<kInput == InputDtype::kBfloat16, Bfloat16, Float16>;
-  static constexpr int kMantissaBits = Format::kMantissaBits;
-  static constexpr int kBias = Format::kBias;
-};
-
-constexpr std::int16_t lane16(int value) {  // a 16-bit lane constant, taken modulo 2^16
-  return static_cast<std::int16_t>(static_cast<std::uint16_t>(value & 0xFFFF));
-}
 
 // vpternlog truth tables over (A, B, C) = (0xF0, 0xCC, 0xAA).
 constexpr int kTernA = 0xF0, kTernB = 0xCC, kTernC = 0xAA;
@@ -304,14 +294,6 @@ MXCONFORM_AVX512_INLINE __m512i fp32_fields(__m512i magnitudes) {
   return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi32_epi16(lo)), _mm512_cvtepi32_epi16(hi), 1);
 }
 
-struct Tensor {
-  const std::uint16_t* input;
-  std::uint8_t* data;
-  std::uint8_t* scale;
-  std::size_t free;
-  std::size_t scale_cols;
-  int nan_code;  // what a NaN becomes before its sign (FP8 NaN policy)
-};
 
 template <bool kStream>
 MXCONFORM_AVX512_INLINE void store_bytes(void* to, __m512i bytes) {
@@ -379,12 +361,6 @@ MXCONFORM_AVX512_INLINE void store_fp4_row(const __m512i (&in)[kVectors], const 
   }
 }
 
-// How a chunk's rows are narrowed (as in the AVX2 kernel).
-enum class ChunkPath {
-  kClean,    // finite blocks, every E8M0 >= kMinE8m0: the 16-bit lane formula alone
-  kGeneral,  // finite blocks: zeros forced to 0, rows with a subnormal input redone in fp32
-  kSpecial,  // a block holds Inf or NaN: every row by the fp32 path with signs and NaN policy
-};
 
 template <int kVectors>
 using ChunkMagnitudes = __m512i[kBlockRows][kVectors];
@@ -544,22 +520,6 @@ MXCONFORM_AVX512_INLINE void quantize_chunk(const Tensor& t, const LaneNarrow32<
   }
 }
 
-// Columns that do not fill a chunk: the scalar block path, then the same packing.
-void quantize_tail(const QuantizeConfig& config, const Tensor& t, std::size_t g, std::size_t col, std::size_t scale_row) {
-  const std::size_t first_block = col / kBlockCols;
-  const std::size_t end_block = t.free / kBlockCols;
-  const std::size_t width = t.free - col;
-  std::uint8_t codes[kBlockRows * kNarrowChunkCols];
-  quantize_blocks(config, t.input, g, first_block, end_block, codes, width, t.scale + scale_row * t.scale_cols + first_block);
-  for (std::size_t r = 0; r < kBlockRows; ++r) {
-    const std::size_t element = (g * kBlockRows + r) * t.free + col;
-    if (!is_fp4(config.output)) {
-      std::memcpy(t.data + element, codes + r * width, width);
-    } else {
-      pack_fp4(codes + r * width, width, 0, config.fp4_high_parity, t.data + element / 2);
-    }
-  }
-}
 
 template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
 MXCONFORM_AVX512 void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
@@ -575,31 +535,17 @@ MXCONFORM_AVX512 void quantize_tensor(const QuantizeConfig& config, const Tensor
       quantize_chunk<kInput, kElement, kHighParity, kStream, kWideVectors>(t, lanes, g, col, scale_row, bias);
     }
     if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kStream, kNarrowVectors>(t, lanes, g, wide_cols, scale_row, bias);
-    if (vector_cols < t.free) quantize_tail(config, t, g, vector_cols, scale_row);
+    if (vector_cols < t.free) simd::quantize_tail(config, t, g, vector_cols, scale_row);
   }
   if (kStream) _mm_sfence();
 }
 
-// The one dispatch point: picks the kernel instantiation for the dtypes, parity and store kind.
-using TensorKernel = void (*)(const QuantizeConfig&, const Tensor&);
-template <InputDtype kInput, bool kStream>
-TensorKernel select_for(const QuantizeConfig& config) {
-  switch (info(config.output).element) {
-    case ElementKind::kFp8E4m3fn: return quantize_tensor<kInput, ElementKind::kFp8E4m3fn, 0, kStream>;
-    case ElementKind::kFp8E5m2: return quantize_tensor<kInput, ElementKind::kFp8E5m2, 0, kStream>;
-    case ElementKind::kFp4E2m1:
-      return config.fp4_high_parity == 1 ? quantize_tensor<kInput, ElementKind::kFp4E2m1, 1, kStream>
-                                         : quantize_tensor<kInput, ElementKind::kFp4E2m1, 0, kStream>;
-  }
-  return nullptr;
-}
 
-TensorKernel select_kernel(const QuantizeConfig& config, bool stream) {
-  if (config.input == InputDtype::kBfloat16) {
-    return stream ? select_for<InputDtype::kBfloat16, true>(config) : select_for<InputDtype::kBfloat16, false>(config);
-  }
-  return stream ? select_for<InputDtype::kFloat16, true>(config) : select_for<InputDtype::kFloat16, false>(config);
-}
+// The kernel instantiations, for simd::select_kernel.
+struct Avx512Kernels {
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
+  static constexpr simd::TensorKernel kernel = quantize_tensor<kInput, kElement, kHighParity, kStream>;
+};
 
 // Non-temporal stores pay off once the output no longer fits in the caches, and need every row's
 // chunk stores aligned: an FP8 row stores 64 bytes a chunk (32 for a narrow chunk at a 64-byte
@@ -614,11 +560,6 @@ bool use_streaming_stores(const QuantizeConfig& config, const std::uint8_t* data
          row_bytes % row_alignment == 0;
 }
 
-int nan_code(const QuantizeConfig& config) {
-  const FormatInfo f = element_format(config.output);
-  const bool has_nan_code = f.specials != Specials::kFiniteOnly && config.fp8_nan == Fp8NanPolicy::kCanonical;
-  return has_nan_code ? static_cast<int>((1u << (f.bits - 1)) - 1) : 0;
-}
 
 // The lane remap of step 6 on stride-0 packed bytes: each window of `stride` bytes reversed, 64
 // bytes per shuffle for strides that divide 16.
@@ -653,8 +594,8 @@ class Avx512Backend final : public Implementation {
   void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
                 std::uint8_t* scale) const override {
     const Geometry g = geometry(config);
-    const Tensor t{input, data, scale, config.free, g.block_cols, nan_code(config)};
-    select_kernel(config, use_streaming_stores(config, data, g.data_bytes))(config, t);
+    const Tensor t{input, data, scale, config.free, g.block_cols, simd::nan_code(config)};
+    simd::select_kernel<Avx512Kernels>(config, use_streaming_stores(config, data, g.data_bytes))(config, t);
     if (is_fp4(config.output) && config.fp4_lane_stride > 1) {
       reverse_windows_avx512(data, g.data_bytes, config.fp4_lane_stride);
     }
