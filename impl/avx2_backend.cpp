@@ -16,12 +16,19 @@
 #include "fp4_pack.h"
 #include "mxconform/scale_layout.h"
 #include "scalar_backend.h"
+#include "simd_tensor.h"
 #include "widen.h"
 
 #define MXCONFORM_AVX2 __attribute__((target("avx2,f16c,fma,bmi2")))
 
 namespace mxconform::impl {
 namespace {
+
+using simd::ChunkPath;
+using simd::ElementFormat;
+using simd::InputLayout;
+using simd::lane16;
+using simd::Tensor;
 
 constexpr std::size_t kVectorCols = 16;  // 16-bit elements per 256-bit vector
 // A row's columns go in chunks of kWideVectors vectors (64 columns, 16 blocks a chunk); a
@@ -31,18 +38,11 @@ constexpr int kWideVectors = 4;
 constexpr int kNarrowVectors = 2;
 constexpr std::size_t kWideChunkCols = kWideVectors * kVectorCols;
 constexpr std::size_t kNarrowChunkCols = kNarrowVectors * kVectorCols;
+static_assert(kNarrowChunkCols <= simd::kMaxTailCols, "the scalar tail takes fewer than kNarrowChunkCols columns");
 // Software prefetch distance along each of the 8 rows a chunk reads (the hardware prefetchers
 // track fewer strided streams well). Prefetching past a row's end is harmless.
 constexpr std::size_t kPrefetchElements = 4 * kWideChunkCols;
 
-template <ElementKind kElement>
-struct ElementFormat;
-template <>
-struct ElementFormat<ElementKind::kFp4E2m1> { using Type = E2M1; };
-template <>
-struct ElementFormat<ElementKind::kFp8E4m3fn> { using Type = E4M3FN; };
-template <>
-struct ElementFormat<ElementKind::kFp8E5m2> { using Type = E5M2; };
 
 // The vector narrow of decisions.md step 5, for one element format.
 //
@@ -92,17 +92,6 @@ struct VectorNarrow {
   }
 };
 
-// The input format's layout in a 16-bit lane.
-template <InputDtype kInput>
-struct InputLayout {
-  using Format = std::conditional_t<kInput == InputDtype::kBfloat16, Bfloat16, Float16>;
-  static constexpr int kMantissaBits = Format::kMantissaBits;
-  static constexpr int kBias = Format::kBias;
-};
-
-constexpr std::int16_t lane16(int value) {  // a 16-bit lane constant, taken modulo 2^16
-  return static_cast<std::int16_t>(static_cast<std::uint16_t>(value & 0xFFFF));
-}
 
 // A vector constant the compiler keeps in a register or a stack slot: left to itself, GCC
 // rebuilds broadcast constants from immediates inside the row loops (three instructions each).
@@ -348,14 +337,6 @@ MXCONFORM_AVX2 inline __m128i scale_bytes(const __m256i (&e8m0)[kVectors]) {
   return _mm_or_si128(_mm256_castsi256_si128(merged), _mm256_extracti128_si256(merged, 1));
 }
 
-struct Tensor {
-  const std::uint16_t* input;
-  std::uint8_t* data;
-  std::uint8_t* scale;
-  std::size_t free;
-  std::size_t scale_cols;
-  int nan_code;       // what a NaN becomes before its sign (FP8 NaN policy)
-};
 
 template <bool kStream>
 MXCONFORM_AVX2 inline void store_bytes(void* to, __m256i bytes) {
@@ -402,12 +383,6 @@ MXCONFORM_AVX2 inline void store_fp4_row(const __m256i (&in)[kVectors], const __
   }
 }
 
-// How a chunk's rows are narrowed.
-enum class ChunkPath {
-  kClean,    // finite blocks, every E8M0 >= kMinE8m0: the 16-bit lane formula alone
-  kGeneral,  // finite blocks: zeros forced to 0, rows with a subnormal input redone in fp32
-  kSpecial,  // a block holds Inf or NaN: every row by the fp32 path with signs and NaN policy
-};
 
 // Steps 4-6 for the 8 rows of a chunk, FP8. The rare row with a lane the 16-bit formula cannot
 // decide is recomputed before it is stored.
@@ -570,23 +545,6 @@ MXCONFORM_AVX2 inline void quantize_chunk(const Tensor& t, const LaneNarrow16<kI
   }
 }
 
-// Columns that do not fill a chunk: the scalar block path, then the same packing.
-void quantize_tail(const QuantizeConfig& config, const Tensor& t, std::size_t g, std::size_t col,
-                   std::size_t scale_row) {
-  const std::size_t first_block = col / kBlockCols;
-  const std::size_t end_block = t.free / kBlockCols;
-  const std::size_t width = t.free - col;
-  std::uint8_t codes[kBlockRows * kNarrowChunkCols];
-  quantize_blocks(config, t.input, g, first_block, end_block, codes, width, t.scale + scale_row * t.scale_cols + first_block);
-  for (std::size_t r = 0; r < kBlockRows; ++r) {
-    const std::size_t element = (g * kBlockRows + r) * t.free + col;
-    if (!is_fp4(config.output)) {
-      std::memcpy(t.data + element, codes + r * width, width);
-    } else {
-      pack_fp4(codes + r * width, width, 0, config.fp4_high_parity, t.data + element / 2);
-    }
-  }
-}
 
 template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
 MXCONFORM_AVX2 void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
@@ -602,31 +560,17 @@ MXCONFORM_AVX2 void quantize_tensor(const QuantizeConfig& config, const Tensor& 
       quantize_chunk<kInput, kElement, kHighParity, kStream, kWideVectors>(t, lanes, g, col, row, bias);
     }
     if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kStream, kNarrowVectors>(t, lanes, g, wide_cols, row, bias);
-    if (vector_cols < t.free) quantize_tail(config, t, g, vector_cols, row);
+    if (vector_cols < t.free) simd::quantize_tail(config, t, g, vector_cols, row);
   }
   if (kStream) _mm_sfence();
 }
 
-// The one dispatch point: picks the kernel instantiation for the dtypes, parity and store kind.
-using TensorKernel = void (*)(const QuantizeConfig&, const Tensor&);
-template <InputDtype kInput, bool kStream>
-TensorKernel select_for(const QuantizeConfig& config) {
-  switch (info(config.output).element) {
-    case ElementKind::kFp8E4m3fn: return quantize_tensor<kInput, ElementKind::kFp8E4m3fn, 0, kStream>;
-    case ElementKind::kFp8E5m2: return quantize_tensor<kInput, ElementKind::kFp8E5m2, 0, kStream>;
-    case ElementKind::kFp4E2m1:
-      return config.fp4_high_parity == 1 ? quantize_tensor<kInput, ElementKind::kFp4E2m1, 1, kStream>
-                                         : quantize_tensor<kInput, ElementKind::kFp4E2m1, 0, kStream>;
-  }
-  return nullptr;
-}
 
-TensorKernel select_kernel(const QuantizeConfig& config, bool stream) {
-  if (config.input == InputDtype::kBfloat16) {
-    return stream ? select_for<InputDtype::kBfloat16, true>(config) : select_for<InputDtype::kBfloat16, false>(config);
-  }
-  return stream ? select_for<InputDtype::kFloat16, true>(config) : select_for<InputDtype::kFloat16, false>(config);
-}
+// The kernel instantiations, for simd::select_kernel.
+struct Avx2Kernels {
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
+  static constexpr simd::TensorKernel kernel = quantize_tensor<kInput, kElement, kHighParity, kStream>;
+};
 
 // Non-temporal stores pay off once the output no longer fits in the caches, and need every row's
 // chunk stores aligned (32 bytes; an FP4 narrow chunk stores 16 at a 32-byte boundary).
@@ -638,11 +582,6 @@ bool use_streaming_stores(const QuantizeConfig& config, const std::uint8_t* data
          row_bytes % alignment == 0;
 }
 
-int nan_code(const QuantizeConfig& config) {
-  const FormatInfo f = element_format(config.output);
-  const bool has_nan_code = f.has_nan && config.fp8_nan == Fp8NanPolicy::kCanonical;
-  return has_nan_code ? static_cast<int>(f.nan_code) : 0;
-}
 
 // The lane remap of step 6 on stride-0 packed bytes: each window of `stride` bytes reversed.
 MXCONFORM_AVX2 void reverse_windows_avx2(std::uint8_t* data, std::size_t size, std::size_t stride) {
@@ -674,8 +613,8 @@ class Avx2Backend final : public Implementation {
   void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
                 std::uint8_t* scale) const override {
     const Geometry g = geometry(config);
-    const Tensor t{input, data, scale, config.free, g.block_cols, nan_code(config)};
-    select_kernel(config, use_streaming_stores(config, data, g.data_bytes))(config, t);
+    const Tensor t{input, data, scale, config.free, g.block_cols, simd::nan_code(config)};
+    simd::select_kernel<Avx2Kernels>(config, use_streaming_stores(config, data, g.data_bytes))(config, t);
     if (is_fp4(config.output) && config.fp4_lane_stride > 1) {
       reverse_windows_avx2(data, g.data_bytes, config.fp4_lane_stride);
     }

@@ -9,11 +9,23 @@ struct CpuFeatures {
   bool fma = false;
   bool f16c = false;
   bool bmi2 = false;
+  // AVX-512 subsets; each counts only when the OS saves the opmask and ZMM state, and the
+  // others only with avx512f.
+  bool avx512f = false;
+  bool avx512bw = false;
+  bool avx512vl = false;
+  bool avx512vbmi = false;
+  bool avx512bf16 = false;
+  bool avx512fp16 = false;
 
   // True when every feature `needed` sets is present here.
   bool covers(const CpuFeatures& needed) const;
+  // The features `needed` sets that are absent here.
+  CpuFeatures missing(const CpuFeatures& needed) const;
   // "avx2 fma f16c bmi2" style list of the set features; "none" when empty.
   std::string to_string() const;
+  // The set features as a reader names them: "AVX2 FMA", "AVX-512 BW/VL"; "none" when empty.
+  std::string describe() const;
   // The features of the CPU this process runs on.
   static CpuFeatures detect();
 };

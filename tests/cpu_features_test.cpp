@@ -1,0 +1,63 @@
+// CpuFeatures: what covers() and missing() compare, how features are named, and that detect()
+// reports only combinations a real CPU and OS give.
+#include "mxconform/cpu_features.h"
+
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+namespace mxconform {
+namespace {
+
+CpuFeatures avx512_bw_vl() {
+  CpuFeatures needed;
+  needed.avx512bw = needed.avx512vl = true;
+  return needed;
+}
+
+TEST(CpuFeatures, CoversNeedsEveryFeature) {
+  CpuFeatures here;
+  EXPECT_TRUE(here.covers(CpuFeatures{}));
+  EXPECT_FALSE(here.covers(avx512_bw_vl()));
+  here.avx512f = here.avx512bw = true;
+  EXPECT_FALSE(here.covers(avx512_bw_vl())) << "VL missing";
+  here.avx512vl = true;
+  EXPECT_TRUE(here.covers(avx512_bw_vl()));
+  CpuFeatures needed = avx512_bw_vl();
+  needed.avx512vbmi = true;
+  EXPECT_FALSE(here.covers(needed)) << "VBMI missing";
+}
+
+TEST(CpuFeatures, MissingListsOnlyAbsentNeededFeatures) {
+  CpuFeatures here;
+  here.avx2 = here.avx512f = here.avx512bw = true;
+  CpuFeatures needed = avx512_bw_vl();
+  needed.avx2 = true;
+  const CpuFeatures absent = here.missing(needed);
+  EXPECT_EQ(absent.to_string(), "avx512vl");
+  EXPECT_EQ(here.missing(CpuFeatures{}).to_string(), "none");
+}
+
+TEST(CpuFeatures, NamesForFlagsAndReaders) {
+  CpuFeatures features = avx512_bw_vl();
+  EXPECT_EQ(features.to_string(), "avx512bw avx512vl");
+  EXPECT_EQ(features.describe(), "AVX-512 BW/VL");
+  features.avx2 = features.fma = true;
+  features.avx512f = features.avx512vbmi = features.avx512bf16 = features.avx512fp16 = true;
+  EXPECT_EQ(features.to_string(), "avx2 fma avx512f avx512bw avx512vl avx512vbmi avx512bf16 avx512fp16");
+  EXPECT_EQ(features.describe(), "AVX2 FMA AVX-512 F/BW/VL/VBMI/BF16/FP16");
+  EXPECT_EQ(CpuFeatures{}.describe(), "none");
+}
+
+TEST(CpuFeatures, DetectReportsAvx512SubsetsOnlyWithFoundation) {
+  const CpuFeatures here = CpuFeatures::detect();
+  std::printf("this CPU: %s\n", here.to_string().c_str());
+  if (!here.avx512f) {
+    EXPECT_FALSE(here.avx512bw || here.avx512vl || here.avx512vbmi || here.avx512bf16 || here.avx512fp16);
+  } else {
+    EXPECT_TRUE(here.avx2) << "every AVX-512 CPU has AVX2";
+  }
+}
+
+}  // namespace
+}  // namespace mxconform
