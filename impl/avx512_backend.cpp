@@ -530,12 +530,12 @@ MXCONFORM_AVX512 void quantize_tensor(const QuantizeConfig& config, const Tensor
   const bool narrow_chunk = t.free - wide_cols >= kNarrowChunkCols;
   const std::size_t vector_cols = wide_cols + (narrow_chunk ? kNarrowChunkCols : 0);
   for (std::size_t g = 0; g < groups; ++g) {
-    const std::size_t scale_row = config.scale_layout == ScaleLayout::kPhysical ? scale_slot(g) : g;
+    const std::size_t row = scale_row(config, g);
     for (std::size_t col = 0; col < wide_cols; col += kWideChunkCols) {
-      quantize_chunk<kInput, kElement, kHighParity, kStream, kWideVectors>(t, lanes, g, col, scale_row, bias);
+      quantize_chunk<kInput, kElement, kHighParity, kStream, kWideVectors>(t, lanes, g, col, row, bias);
     }
-    if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kStream, kNarrowVectors>(t, lanes, g, wide_cols, scale_row, bias);
-    if (vector_cols < t.free) simd::quantize_tail(config, t, g, vector_cols, scale_row);
+    if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kStream, kNarrowVectors>(t, lanes, g, wide_cols, row, bias);
+    if (vector_cols < t.free) simd::quantize_tail(config, t, g, vector_cols, row);
   }
   if (kStream) _mm_sfence();
 }
