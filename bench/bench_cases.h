@@ -51,7 +51,7 @@ inline constexpr OutputCase kOutputCases[] = {
 
 inline constexpr InputDtype kInputDtypes[] = {InputDtype::kBfloat16, InputDtype::kFloat16};
 
-// The configuration every case uses: decisions.md defaults for the knobs, the case's dtypes
+// The configuration every case uses: docs/contract.md defaults for the knobs, the case's dtypes
 // and shape.
 QuantizeConfig case_config(const BenchSize& size, InputDtype input, OutputDtype output);
 // A representative output dtype of `family` (for sizing the speed-of-light kernel's output).

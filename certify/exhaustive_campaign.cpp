@@ -226,7 +226,7 @@ std::optional<ExhaustiveTensor> ExhaustiveCampaign::build(int e8m0, const Contex
     }
   }
 
-  // Expected bytes: each block's E8M0 from its largest field (decisions.md step 3), then each
+  // Expected bytes: each block's E8M0 from its largest field (docs/contract.md step 3), then each
   // element's code from the oracle's narrow of its prescaled value.
   t.expected_scale.resize(blocks);
   t.codes.resize(t.input.size());

@@ -5,7 +5,7 @@
 //
 // A block gets E8M0 e from an anchor element whose exponent field is e + emaxBias (row 0 of each
 // pattern block holds the anchor and zeros). Rows 1-7 hold every pattern whose field does not
-// exceed the anchor's. The prescaled value y = fp32(x * M) is the x86 multiply decisions.md
+// exceed the anchor's. The prescaled value y = fp32(x * M) is the x86 multiply docs/contract.md
 // step 4 defines, so the oracle's narrow is asked once per distinct y (cached).
 //
 // Fast kernels narrow a row of a chunk of blocks at a time and pick a path per chunk or per row

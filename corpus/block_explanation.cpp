@@ -22,7 +22,7 @@ static_assert(kMultiplierFieldBase == 254);
 constexpr std::uint32_t kNibbleBits = 4;
 constexpr std::uint32_t kNibbleMask = 0x0F;
 
-// The code of element `index` in a data buffer laid out as `config` says (decisions.md step 6).
+// The code of element `index` in a data buffer laid out as `config` says (docs/contract.md step 6).
 std::uint32_t code_in(const QuantizeConfig& config, const std::vector<std::uint8_t>& data, std::size_t index) {
   if (!is_fp4(config.output)) return data[index];
   const std::size_t position = oracle::nibble_position(index, config.fp4_lane_stride);
@@ -314,7 +314,7 @@ class Explanation {
     const std::uint32_t m_bits = static_cast<std::uint32_t>(kMultiplierFieldBase - path_.e8m0) << Float32::kMantissaBits;
     heading("Step 4. Multiplier M = bit_cast<float>((254 - E8M0) << 23)");
     line("(254 - " + std::to_string(path_.e8m0) + ") << 23 = " + format_hex(m_bits, 8) + " = " + format_value(path_.m) +
-         (path_.m.magnitude == 0 ? "  (+0.0: E8M0 254, the edge of decisions.md step 4)" : ""));
+         (path_.m.magnitude == 0 ? "  (+0.0: E8M0 254, the edge of docs/contract.md step 4)" : ""));
     heading("Steps 4-5. Prescale y = fp32(x * M) (RNE, subnormals kept), narrow to " +
             std::string(name(r_.config.output)) + " (RNE ties to even, saturating)");
     const FormatInfo element = element_format(r_.config.output);

@@ -1,5 +1,5 @@
 #pragma once
-// `mxconform explain`: one 8x4 block through the QuantizeMx path, step by step (decisions.md
+// `mxconform explain`: one 8x4 block through the QuantizeMx path, step by step (docs/contract.md
 // steps 1-7), computed with the oracle's own functions so that the text is the reference's
 // reasoning, not a second implementation's.
 #include <cstddef>

@@ -21,7 +21,7 @@ struct SourceLocation {
 std::string to_string(const SourceLocation& location);
 
 // An expected output byte; nullopt marks a byte the implementation must never write (a physical
-// scale row that no slot names, decisions.md step 7).
+// scale row that no slot names, docs/contract.md step 7).
 using ExpectedByte = std::optional<std::uint8_t>;
 
 struct CorpusCase {

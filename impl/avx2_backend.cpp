@@ -44,7 +44,7 @@ static_assert(kNarrowChunkCols <= simd::kMaxTailCols, "the scalar tail takes few
 constexpr std::size_t kPrefetchElements = 4 * kWideChunkCols;
 
 
-// The vector narrow of decisions.md step 5, for one element format.
+// The vector narrow of docs/contract.md step 5, for one element format.
 //
 // Let E be |y|'s exponent, clamped below to the element's smallest normal exponent, and
 // C = 2^(E + 23 - m), whose ulp is the grid spacing 2^(E - m) at |y| (the subnormal spacing in
@@ -269,7 +269,7 @@ MXCONFORM_AVX2 inline void widen16(__m256i v, __m256& lo, __m256& hi) {
   }
 }
 
-// Codes of sixteen inputs by the fp32 path: y = x * M (decisions.md step 4) and VectorNarrow.
+// Codes of sixteen inputs by the fp32 path: y = x * M (docs/contract.md step 4) and VectorNarrow.
 // `e8m0` holds each lane's E8M0. With `special` the codes carry y's sign and NaN follows the
 // policy (`nan_code`); otherwise they are magnitude codes of |x| * M.
 template <InputDtype kInput, class Format>

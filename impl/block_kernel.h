@@ -1,5 +1,5 @@
 #pragma once
-// The scalar per-block path of decisions.md steps 1-5, shared by the scalar backend and by the
+// The scalar per-block path of docs/contract.md steps 1-5, shared by the scalar backend and by the
 // tails of the SIMD kernels.
 #include <cstddef>
 #include <cstdint>

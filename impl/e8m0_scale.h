@@ -1,5 +1,5 @@
 #pragma once
-// decisions.md steps 2-4: the block's exponent measure, its E8M0 byte and the prescale multiplier.
+// docs/contract.md steps 2-4: the block's exponent measure, its E8M0 byte and the prescale multiplier.
 #include <algorithm>
 #include <cstdint>
 

@@ -25,7 +25,7 @@
 namespace mxconform::impl {
 inline namespace MXCONFORM_IMPL_VARIANT {
 
-// Deliberate bugs, each a plausible misreading of decisions.md.
+// Deliberate bugs, each a plausible misreading of docs/contract.md.
 enum class Fault {
   kNone,
   kIlogbfExponent,    // step 2 measured with ilogbf: a NaN reads FP_ILOGBNAN and sets no maximum

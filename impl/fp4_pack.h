@@ -1,5 +1,5 @@
 #pragma once
-// decisions.md step 6 for FP4: two nibbles per byte, with the lane remap and the parity knob.
+// docs/contract.md step 6 for FP4: two nibbles per byte, with the lane remap and the parity knob.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

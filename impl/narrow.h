@@ -1,5 +1,5 @@
 #pragma once
-// decisions.md step 5: fp32 bits to an element code, round-to-nearest-even, saturating, in integer
+// docs/contract.md step 5: fp32 bits to an element code, round-to-nearest-even, saturating, in integer
 // arithmetic. One routine serves e2m1, e4m3fn and e5m2 through their FormatInfo.
 #include <cstdint>
 

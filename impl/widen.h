@@ -1,5 +1,5 @@
 #pragma once
-// decisions.md step 1: widen bfloat16 and float16 bits to fp32 bits, exactly.
+// docs/contract.md step 1: widen bfloat16 and float16 bits to fp32 bits, exactly.
 #include <cstdint>
 
 #include "fault_injection.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The reference: the whole QuantizeMx path of decisions.md in exact arithmetic. Every value is
+// The reference: the whole QuantizeMx path of docs/contract.md in exact arithmetic. Every value is
 // an exact rational (Boost.Multiprecision); formats are decoded from their definitions and
 // rounding compares exact values. Slow on purpose and shares no numeric code with impl/.
 #include <cstddef>
@@ -35,18 +35,18 @@ Value decode(const FormatInfo& format, std::uint32_t code);
 // floor(log2(r)) for r > 0.
 int floor_log2(const Rational& r);
 
-// The fp32 exponent field a value would have (decisions.md step 2): from its binade, 0 for zero
+// The fp32 exponent field a value would have (docs/contract.md step 2): from its binade, 0 for zero
 // and for magnitudes below 2^-126, 255 for Inf and NaN.
 int fp32_exponent_field(const Value& value);
 
 // The unbiased exponent of the largest finite value of `format`, found from its codes.
 int emax_of(const FormatInfo& format);
 
-// E8M0 of a block whose largest exponent field is `max_field` (decisions.md step 3).
+// E8M0 of a block whose largest exponent field is `max_field` (docs/contract.md step 3).
 int block_e8m0(int max_field, const QuantizeConfig& config);
 
 // The prescale multiplier: the fp32 whose exponent field is 254 - e8m0 and mantissa 0, decoded.
-// A field of 0 denotes +0.0 (e8m0 = 254, decisions.md step 4).
+// A field of 0 denotes +0.0 (e8m0 = 254, docs/contract.md step 4).
 Value multiplier(int e8m0);
 
 // Correct rounding of a real number to `format` (an IEEE format): nearest, ties to even
@@ -57,7 +57,7 @@ Value round_to_ieee(bool negative, const Rational& magnitude, const FormatInfo& 
 // Inf * 0 is the default NaN with the sign set).
 Value prescale(const Value& x, const Value& m);
 
-// The narrow of decisions.md step 5: the nearest point of the element grid, ties to the even
+// The narrow of docs/contract.md step 5: the nearest point of the element grid, ties to the even
 // code, saturating; NaN by the format's rule and the FP8 NaN policy. Returns the element code.
 std::uint32_t narrow(const Value& y, ElementKind element, Fp8NanPolicy nan_policy);
 

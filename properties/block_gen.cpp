@@ -30,7 +30,7 @@ constexpr int kFloat16MinField = Float32::kBias + Float16::kEmin - Float16::kMan
 constexpr int kFloat16MaxField = Float32::kBias + Float16::kEmax;
 static_assert(kFloat16MinField == 103 && kFloat16MaxField == 142);
 
-// decisions.md step 3, restated to aim blocks (the oracle checks the subjects' reading of it).
+// docs/contract.md step 3, restated to aim blocks (the oracle checks the subjects' reading of it).
 int e8m0_for(int max_field, int emax_bias) { return std::max(1, std::max(0, max_field - emax_bias)); }
 
 // Simpler first: what a shrunk case should be made of.

@@ -1,6 +1,6 @@
 #pragma once
 // Whole quantize cases: a configuration (output dtype, input dtype and every knob of
-// decisions.md, "Open points") and a tensor of generated blocks (block_gen.h).
+// docs/contract.md, "Open points") and a tensor of generated blocks (block_gen.h).
 #include <rapidcheck.h>
 
 #include <cstddef>

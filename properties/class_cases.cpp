@@ -95,7 +95,7 @@ std::vector<CoverageClass> promised_classes(const QuantizeConfig& config) {
                         C::kLargestFiniteE8m0,         C::kNormalTie,        C::kSubnormalTie,
                         C::kTieToZero,  C::kBelowTie,  C::kAboveTie,         C::kFlushed,
                         C::kNegativeToNegativeZero,    C::kNanElement};
-  // decisions.md step 4: an FP4 Inf block in EMAX-1 mode gets E8M0 254, where M = +0.
+  // docs/contract.md step 4: an FP4 Inf block in EMAX-1 mode gets E8M0 254, where M = +0.
   const bool zero_multiplier = is_fp4(config.output) && config.emax_mode == EmaxMode::kEmaxMinus1;
   out.push_back(zero_multiplier ? C::kInfTimesZero : C::kInfSaturates);
   if (config.input == InputDtype::kBfloat16) {

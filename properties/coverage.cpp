@@ -97,7 +97,7 @@ using Hits = std::array<std::size_t, kCoverageClasses + 1>;  // the extra slot s
 
 void hit(Hits& hits, CoverageClass id) { ++hits[static_cast<std::size_t>(id)]; }
 
-// The prescaled magnitude of a finite element at `e8m0` (decisions.md step 4; M = +0 at 254).
+// The prescaled magnitude of a finite element at `e8m0` (docs/contract.md step 4; M = +0 at 254).
 double prescaled(double magnitude, int e8m0) {
   return e8m0 == kZeroMultiplierE8m0 ? 0.0 : std::ldexp(magnitude, Float32::kBias - e8m0);
 }

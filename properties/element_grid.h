@@ -1,6 +1,6 @@
 #pragma once
 // The grid of an output element format (FP4 e2m1, FP8 e4m3fn, e5m2) as exact doubles, and where a
-// prescaled magnitude falls on it (decisions.md step 5). Built from the format traits.
+// prescaled magnitude falls on it (docs/contract.md step 5). Built from the format traits.
 #include <cstdint>
 #include <vector>
 

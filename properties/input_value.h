@@ -22,7 +22,7 @@ double value_of(InputDtype dtype, std::uint16_t bits);
 // included); nullopt for NaN and for values that would need rounding or overflow.
 std::optional<std::uint16_t> bits_of(InputDtype dtype, double value);
 
-// The fp32 exponent field of the widened element (decisions.md steps 1-2): 0 for zeros and fp32
+// The fp32 exponent field of the widened element (docs/contract.md steps 1-2): 0 for zeros and fp32
 // denormals, 255 for Inf and NaN. A float16 subnormal widens to an fp32 normal (field 103..112).
 int fp32_exponent_field(InputDtype dtype, std::uint16_t bits);
 

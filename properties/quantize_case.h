@@ -28,7 +28,7 @@ bool operator==(const Outputs& lhs, const Outputs& rhs);
 inline constexpr std::uint8_t kUnwrittenData = 0x5A;
 inline constexpr std::uint8_t kUnwrittenScale = 0xEE;
 
-// decisions.md step 4: at this E8M0 the multiplier's bits are 0, so M = +0 (FP4, emax-1, Inf/NaN
+// docs/contract.md step 4: at this E8M0 the multiplier's bits are 0, so M = +0 (FP4, emax-1, Inf/NaN
 // blocks): finite elements become zeros and Inf * +0 is the default NaN.
 inline constexpr std::uint8_t kZeroMultiplierE8m0 = 2 * Float32::kBias;
 
@@ -39,7 +39,7 @@ Outputs quantize(const Implementation& subject, const QuantizeCase& c);
 std::vector<std::uint8_t> element_codes(const QuantizeConfig& config, const std::vector<std::uint8_t>& data);
 
 // Writes element k's code into the data bytes: the byte for FP8; for FP4 the nibble that
-// decisions.md step 6 gives it (an independent reading of the packing, not impl/'s).
+// docs/contract.md step 6 gives it (an independent reading of the packing, not impl/'s).
 void set_code(const QuantizeConfig& config, std::vector<std::uint8_t>& data, std::size_t k, std::uint8_t code);
 
 // The E8M0 byte of block (g, c) (partition group g, column block c) in a scale buffer of the

@@ -79,7 +79,7 @@ TEST(Explain, SaturationAndNan) {
 
 TEST(Explain, TheZeroMultiplierOfE8m0Of254) {
   const std::string text = explain(corpus_case("emax-1.fp4.inf-block-multiplier-zero"));
-  expect_contains(text, "(254 - 254) << 23 = 0x00000000 = 0  (+0.0: E8M0 254, the edge of decisions.md step 4)");
+  expect_contains(text, "(254 - 254) << 23 = 0x00000000 = 0  (+0.0: E8M0 254, the edge of docs/contract.md step 4)");
   expect_contains(text, "-nan (Inf*0)");
 }
 

@@ -19,7 +19,7 @@ const std::string kValid = R"(schema: 1
 cases:
   - id: base.case
     why: A valid case.
-    source: decisions.md
+    source: docs/contract.md
     input:
       dtype: bfloat16
       shape: [8, 4]
@@ -177,8 +177,8 @@ TEST(CorpusLoaderErrors, ExpectedBytesTheContractNeverWrites) {
 }
 
 TEST(CorpusLoaderErrors, MissingOrDuplicateKeyAndBadId) {
-  EXPECT_EQ(error_of(with("    source: decisions.md\n", "")), "bad.yaml:3:5: cases[0]: missing key 'source'");
-  EXPECT_EQ(error_of(with("    source: decisions.md\n", "    source: decisions.md\n    source: again\n")),
+  EXPECT_EQ(error_of(with("    source: docs/contract.md\n", "")), "bad.yaml:3:5: cases[0]: missing key 'source'");
+  EXPECT_EQ(error_of(with("    source: docs/contract.md\n", "    source: docs/contract.md\n    source: again\n")),
             "bad.yaml:6:5: cases[0].source: duplicate key");
   EXPECT_EQ(error_of(with("base.case", "base case!")),
             "bad.yaml:3:9: cases[0].id: 'base case!': an id is 1 to 96 letters, digits, '.', '_' or '-'");

@@ -1,4 +1,4 @@
-// decisions.md steps 2-4: the exponent measure, the E8M0 rule with its two clamps, and the
+// docs/contract.md steps 2-4: the exponent measure, the E8M0 rule with its two clamps, and the
 // multiplier, for the oracle (from exact values) and impl (from bits).
 #include <cmath>
 #include <cstring>

@@ -1,4 +1,4 @@
-// decisions.md step 6: the FP4 lane remap, its involution, and impl's pack/unpack. Expected
+// docs/contract.md step 6: the FP4 lane remap, its involution, and impl's pack/unpack. Expected
 // tables are written out by hand from the seed's formula.
 #include <numeric>
 #include <vector>

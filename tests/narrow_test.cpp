@@ -1,4 +1,4 @@
-// decisions.md step 5, pinned value by value for the oracle's grid search and for impl's
+// docs/contract.md step 5, pinned value by value for the oracle's grid search and for impl's
 // integer narrow. Every expected code below is read off the format's grid by hand.
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-// decisions.md step 7: the slot formula, written out by hand for groups 0..15.
+// docs/contract.md step 7: the slot formula, written out by hand for groups 0..15.
 #include <gtest/gtest.h>
 
 #include "mxconform/scale_layout.h"

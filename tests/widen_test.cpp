@@ -1,4 +1,4 @@
-// decisions.md step 1: impl's bit widening against the oracle's exact decoding, exhaustively.
+// docs/contract.md step 1: impl's bit widening against the oracle's exact decoding, exhaustively.
 #include <gtest/gtest.h>
 
 #include "oracle.h"

@@ -1,9 +1,9 @@
 /* An example mxconform backend: the whole QuantizeMx contract in plain scalar C99.
  *
  * This is a template for backend authors. It implements every input dtype, every output dtype and
- * every knob of mxconform's contract (decisions.md, steps 1-7) as directly as possible, one block
+ * every knob of mxconform's contract (docs/contract.md, steps 1-7) as directly as possible, one block
  * of 8 partitions x 4 columns at a time. It favours being obviously right over being fast: replace
- * quantize_block() with your kernel and keep the rest. The step numbers below are decisions.md's.
+ * quantize_block() with your kernel and keep the rest. The step numbers below are docs/contract.md's.
  *
  * Build it without -ffast-math: the prescale (step 4) is one IEEE fp32 multiply with subnormals
  * kept, which flush-to-zero or denormals-are-zero modes would change.

@@ -6,7 +6,7 @@
  * valid C99 and C++, and includes nothing of mxconform.
  *
  * The semantics are those of the Neuron QuantizeMx instruction as restated in mxconform's
- * decisions.md: blocks of 8 partitions x 4 columns, one E8M0 scale byte per block, elements
+ * docs/contract.md: blocks of 8 partitions x 4 columns, one E8M0 scale byte per block, elements
  * narrowed to FP4 e2m1 or FP8 e4m3fn / e5m2 with round-to-nearest-even and saturation.
  *
  * Versioning. The exported symbol carries the major version (mxconform_backend_v1); a change

@@ -11,7 +11,7 @@ namespace mxconform {
 
 enum class InputDtype { kBfloat16, kFloat16 };
 
-// Output dtypes by BIR id (decisions.md, "Output dtypes").
+// Output dtypes by BIR id (docs/contract.md, "Output dtypes").
 enum class OutputDtype : int {
   kFloat4E2m1fnX4 = 2,
   kFloat8E4m3fn = 5,

@@ -87,7 +87,7 @@ struct E8M0 {
   static constexpr std::uint32_t kNanCode = 0xFF;
 };
 
-// The seed's numeric facts (quantize-mx-seed.txt, "The EMAX Table" and the narrow).
+// The contract's numeric facts (docs/contract.md, "Output dtypes" and step 5).
 static_assert(E2M1::kMaxValue == 6.0);
 static_assert(E4M3FN::kMaxValue == 448.0);
 static_assert(E5M2::kMaxValue == 57344.0);

@@ -39,7 +39,7 @@ class Implementation {
   // down after declaring it).
   //
   // Dequantizes to P*F float32 values: decode(code) * 2^(e8m0 - 127), rounded to float32
-  // (decisions.md, "Dequantize"). NaN codes give sign|0x7FC00000. Same buffer sizes as quantize.
+  // (docs/contract.md, "Dequantize"). NaN codes give sign|0x7FC00000. Same buffer sizes as quantize.
   virtual void dequantize(const QuantizeConfig& config, const std::uint8_t* data,
                           const std::uint8_t* scale, float* output) const = 0;
 };

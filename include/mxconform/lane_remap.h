@@ -1,5 +1,5 @@
 #pragma once
-// The FP4 nibble-lane permutation (decisions.md step 6), written as the seed's formula.
+// The FP4 nibble-lane permutation (docs/contract.md step 6), written as the seed's formula.
 #include <cstddef>
 
 namespace mxconform {

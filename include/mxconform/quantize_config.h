@@ -1,5 +1,5 @@
 #pragma once
-// The quantize configuration: dtypes, shape and every open point of decisions.md as a named
+// The quantize configuration: dtypes, shape and every open point of docs/contract.md as a named
 // knob, with the defaults there. Validated in one place; algorithms receive it read-only.
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +14,7 @@ enum class EmaxMode { kEmax, kEmaxMinus1 };          // emaxBias = EMAX or EMAX 
 enum class Fp8NanPolicy { kCanonical, kZero };      // NaN -> sign|0x7F, or signed zero
 enum class ScaleLayout { kPhysical, kLogical };     // slot-interleaved rows, or [P/8][F/4]
 
-// Block geometry (decisions.md step 2): 8 partitions x 4 columns = 32 elements.
+// Block geometry (docs/contract.md step 2): 8 partitions x 4 columns = 32 elements.
 inline constexpr std::size_t kBlockRows = 8;
 inline constexpr std::size_t kBlockCols = 4;
 inline constexpr std::size_t kBlockSize = kBlockRows * kBlockCols;
@@ -56,7 +56,7 @@ std::size_t scale_row(const QuantizeConfig& config, std::size_t group);
 // there. In the physical layout the other rows are never written.
 std::vector<bool> named_scale_rows(const QuantizeConfig& config);
 
-// emaxBias of decisions.md step 3 for the configured output dtype and EMAX mode.
+// emaxBias of docs/contract.md step 3 for the configured output dtype and EMAX mode.
 int emax_bias(const QuantizeConfig& config);
 
 // "key=value ..." listing of every field, printed in every report.

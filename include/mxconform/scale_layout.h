@@ -1,5 +1,5 @@
 #pragma once
-// The E8M0 scale tensor's physical layout (decisions.md step 7).
+// The E8M0 scale tensor's physical layout (docs/contract.md step 7).
 #include <cstddef>
 
 namespace mxconform {

@@ -22,7 +22,7 @@ struct QuantizeCall {
 
   // P*F: the number of input elements.
   std::size_t elements() const;
-  // fp32 bits of input element k (k < elements()), widened as decisions.md step 1.
+  // fp32 bits of input element k (k < elements()), widened as docs/contract.md step 1.
   std::uint32_t widened(std::size_t k) const;
   // Whether input element k is a NaN, or a zero of either sign.
   bool is_nan(std::size_t k) const;

@@ -23,7 +23,7 @@ bool is_e4m3(std::uint32_t output_dtype) {
   return output_dtype == MXC_OUTPUT_FLOAT8_E4M3FN || output_dtype == MXC_OUTPUT_FLOAT8_E4M3FN_X4;
 }
 
-// The prescaled fp32 bits of element k (decisions.md step 4), from the block's E8M0 byte.
+// The prescaled fp32 bits of element k (docs/contract.md step 4), from the block's E8M0 byte.
 std::uint32_t prescaled(const QuantizeCall& call, std::size_t k) {
   const std::uint32_t e8m0 = call.block_scale(call.block_of(k));
   const std::uint32_t x_bits = call.widened(k);
