@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -364,6 +365,18 @@ bool wants(const CertifyOptions& options, const char* campaign) {
 }
 
 }  // namespace
+
+std::string default_corpus_directory() {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path executable = fs::read_symlink("/proc/self/exe", error);
+  const fs::path installed = error ? fs::path() : executable.parent_path().parent_path() / "share" / "mxconform" / "corpus";
+  if (!installed.empty() && fs::is_directory(installed, error)) return installed.string();
+  if (fs::is_directory(MXCONFORM_SOURCE_CORPUS_DIR, error)) return MXCONFORM_SOURCE_CORPUS_DIR;
+  throw Error("mxconform's corpus is not at " + (installed.empty() ? std::string("<install prefix>/share/mxconform/corpus")
+                                                                   : installed.string()) +
+              " nor at " + MXCONFORM_SOURCE_CORPUS_DIR + "; reinstall, or pass --corpus DIR");
+}
 
 Certificate run_certification(const CertifyOptions& options) {
   if (options.shard_count == 0 || options.shard_index >= options.shard_count) {

@@ -71,6 +71,11 @@ struct Certificate {
 
 Certificate run_certification(const CertifyOptions& options);
 
+// mxconform's own corpus: share/mxconform/corpus beside the running executable's install prefix
+// (PREFIX/bin/mxconform -> PREFIX/share/mxconform/corpus), else the source tree's corpus/cases
+// for a binary run from its build tree. Throws Error naming both places when neither exists.
+std::string default_corpus_directory();
+
 // The YAML certificate. Text from outside (header values, case ids, details, repros) is cut and
 // escaped with safe_text / safe_multiline_text here, once; the Certificate holds it raw.
 std::string to_yaml(const Certificate& certificate);

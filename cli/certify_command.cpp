@@ -23,11 +23,6 @@
 namespace mxconform::cli {
 namespace {
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
 // Text from a certificate (a backend's messages, a shard file's strings) as printed on stdout.
 
 // A progress bar on a terminal, plain lines otherwise.
@@ -111,10 +106,7 @@ int run_certify(int argc, char** argv) {
     }
     options.campaigns = campaigns;
   }
-  if (options.corpus_paths.empty()) {
-    options.corpus_paths = {exists(MXCONFORM_SOURCE_CORPUS_DIR) ? MXCONFORM_SOURCE_CORPUS_DIR
-                                                                : MXCONFORM_INSTALLED_CORPUS_DIR};
-  }
+  if (options.corpus_paths.empty()) options.corpus_paths = {certify::default_corpus_directory()};
   const Shard slice = shard_option->count() > 0 ? parse_shard("--shard", shard) : shard_from_environment();
   options.shard_index = slice.index;
   options.shard_count = slice.count;
