@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include "mxconform/backend_params.h"
 #include "mxconform/error.h"
@@ -76,9 +77,9 @@ struct Response {
   char name[128];
   char version[128];
   char description[kTextSize];
-  std::uint32_t input_dtypes, output_dtypes, emax_modes, fp8_nan_policies, scale_layouts, fp4_high_parities;
-  std::uint64_t fp4_lane_strides;
+  Capabilities capabilities;  // plain integers: the struct crosses the pipe as bytes
 };
+static_assert(std::is_trivially_copyable_v<Response>);
 
 // A string field of a response: up to its first NUL or the end of its buffer. Raw bytes: the
 // reports escape them when they print them (safe_text.h).
@@ -316,14 +317,7 @@ std::string confine_worker() {
           std::snprintf(out.name, sizeof out.name, "%s", info->name ? info->name : "");
           std::snprintf(out.version, sizeof out.version, "%s", info->version ? info->version : "");
           std::snprintf(out.description, sizeof out.description, "%s", info->description ? info->description : "");
-          const Capabilities declared = Capabilities::of(*info);
-          out.input_dtypes = declared.input_dtypes;
-          out.output_dtypes = declared.output_dtypes;
-          out.emax_modes = declared.emax_modes;
-          out.fp8_nan_policies = declared.fp8_nan_policies;
-          out.scale_layouts = declared.scale_layouts;
-          out.fp4_high_parities = declared.fp4_high_parities;
-          out.fp4_lane_strides = declared.fp4_lane_strides;
+          out.capabilities = Capabilities::of(*info);
         }
       }
     } else {
@@ -579,23 +573,15 @@ const BackendInfo& IsolatedBackend::info() {
     return LoadError(shown + ": " + why);
   };
   if (response.status != MXC_STATUS_OK) throw fail(field_text(response.message));
-  Capabilities capabilities;
-  capabilities.input_dtypes = response.input_dtypes;
-  capabilities.output_dtypes = response.output_dtypes;
-  capabilities.emax_modes = response.emax_modes;
-  capabilities.fp8_nan_policies = response.fp8_nan_policies;
-  capabilities.scale_layouts = response.scale_layouts;
-  capabilities.fp4_high_parities = response.fp4_high_parities;
-  capabilities.fp4_lane_strides = response.fp4_lane_strides;
-  const std::string problem =
-      declaration_problem(response.table_struct_size, response.info_struct_size, response.abi_version, capabilities);
+  const std::string problem = declaration_problem(response.table_struct_size, response.info_struct_size,
+                                                  response.abi_version, response.capabilities);
   if (!problem.empty()) throw fail(problem);
   sandbox_ = field_text(response.sandbox);
   BackendInfo info;
   info.name = field_text(response.name);
   info.version = field_text(response.version);
   info.description = field_text(response.description);
-  info.capabilities = capabilities;
+  info.capabilities = response.capabilities;
   info_ = info;
   stderr_captured_.clear();
   return *info_;
