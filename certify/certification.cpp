@@ -336,8 +336,11 @@ void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const 
   h["seed"] = std::to_string(options.seed);
   h["shard"] = std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count);
   h["all_knobs"] = options.all_knobs ? "true" : "false";
-  std::string campaigns;
-  for (const auto& c : options.campaigns) campaigns += (campaigns.empty() ? "" : " --campaign ") + c;
+  std::string campaigns, campaign_flags;
+  for (const auto& c : options.campaigns) {
+    campaigns += (campaigns.empty() ? "" : " ") + c;
+    campaign_flags += " --campaign " + c;
+  }
   h["campaigns"] = campaigns;
   const QuantizeConfig& k = options.knobs;
   const std::string knob_flags = " --emax-mode " + std::string(name(k.emax_mode)) + " --fp8-nan " + std::string(name(k.fp8_nan)) +
@@ -345,8 +348,7 @@ void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const 
                                  std::to_string(k.fp4_high_parity) + " --scale-layout " + std::string(name(k.scale_layout));
   h["rerun"] = "mxconform certify --backend " + options.backend + " --level " + name(options.level) + " --seed " +
                std::to_string(options.seed) + (options.all_knobs ? " --all-knobs" : knob_flags) + " --shard " +
-               std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) + " --campaign " +
-               campaigns;
+               std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) + campaign_flags;
   h["started"] = now_utc();
 }
 
