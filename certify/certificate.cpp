@@ -636,8 +636,53 @@ Certificate merge(const std::vector<Certificate>& shards) {
   return merged;
 }
 
+namespace {
+
+// "input=bfloat16 output=float8_e4m3fn emax_mode=emax ..." -> "bfloat16 -> float8_e4m3fn, emax, ...".
+std::string compact_configuration(const std::string& configuration) {
+  std::istringstream words(configuration);
+  std::string word, input, output, rest;
+  while (words >> word) {
+    const std::size_t equals = word.find('=');
+    const std::string key = word.substr(0, equals), value = equals == std::string::npos ? word : word.substr(equals + 1);
+    if (key == "input") {
+      input = value;
+    } else if (key == "output") {
+      output = value;
+    } else {
+      rest += ", " + (key == "lane_stride" || key == "high_parity" ? key + " " + value : value);
+    }
+  }
+  if (input.empty() || output.empty()) return configuration;  // not the runner's key=value form
+  return input + " -> " + output + rest;
+}
+
+}  // namespace
+
 std::string verdict_table(const Certificate& certificate) {
   constexpr std::size_t kCampaignWidth = 11, kConfigurationWidth = 90, kCountWidth = 7;
+  // Per configuration: whether any case ran, whether any failed, why it is not supported.
+  struct Scope {
+    bool ran = false, failed = false;
+    std::string unsupported;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Scope> scope;
+  std::size_t run = 0, failed = 0;
+  for (const Tally& t : certificate.tallies) {
+    if (scope.count(t.configuration) == 0) order.push_back(t.configuration);
+    Scope& s = scope[t.configuration];
+    if (s.unsupported.empty()) s.unsupported = t.unsupported;
+    for (const auto& [outcome, count] : t.outcomes) {
+      if (count == 0 || outcome == name(Outcome::kUnsupported)) continue;
+      s.ran = true;
+      run += count;
+      if (counts_as_failure(outcome)) {
+        s.failed = true;
+        failed += count;
+      }
+    }
+  }
   std::ostringstream out;
   out << "backend " << header_value(certificate, "backend") << ": " << header_value(certificate, "backend_name") << " "
       << header_value(certificate, "backend_version") << " (" << header_value(certificate, "backend_description") << ")\n"
@@ -647,6 +692,7 @@ std::string verdict_table(const Certificate& certificate) {
   out << padded("campaign", kCampaignWidth) << " " << padded("configuration", kConfigurationWidth) << " "
       << right_aligned("pass", kCountWidth) << " " << right_aligned("fail", kCountWidth) << " verdict\n";
   for (const Tally& t : certificate.tallies) {
+    if (!scope[t.configuration].ran) continue;  // folded into the not-supported line below
     std::size_t pass = 0, fail = 0;
     std::string kinds;
     for (const auto& [outcome, count] : t.outcomes) {
@@ -663,14 +709,23 @@ std::string verdict_table(const Certificate& certificate) {
         << " " << right_aligned(std::to_string(pass), kCountWidth) << " " << right_aligned(std::to_string(fail), kCountWidth)
         << " " << verdict << "\n";
   }
+  std::vector<std::string> supported, unsupported;
+  for (const std::string& c : order) (scope[c].ran ? supported : unsupported).push_back(c);
+  if (!unsupported.empty()) {
+    out << "not supported, as the backend declares: " << unsupported.size() << " configuration(s):";
+    constexpr std::size_t kShownUnsupported = 4;
+    for (std::size_t i = 0; i < std::min(unsupported.size(), kShownUnsupported); ++i) {
+      out << (i == 0 ? " " : "; ") << shown(compact_configuration(unsupported[i]));
+    }
+    if (unsupported.size() > kShownUnsupported) out << "; and " << unsupported.size() - kShownUnsupported << " more";
+    out << "\n";
+  }
   if (certificate.header.count("load_error") != 0) {
     out << "load error: " << header_value(certificate, "load_error") << "\n";
   }
   for (const std::string& missed : certificate.coverage_missed) {
     out << "coverage: promised class never reached: " << shown(missed) << "\n";
   }
-  out << (certificate.certified() ? "CERTIFIED" : "NOT CERTIFIED") << ": " << certificate.cases << " cases, "
-      << certificate.failures.size() << " failure(s) recorded\n";
   for (const Failure& f : certificate.failures) {
     out << "\n" << name(f.outcome) << " in " << shown(f.campaign) << " case " << shown(f.case_id) << ": "
         << shown(f.detail) << "\n  " << shown(f.configuration) << "\n";
@@ -678,6 +733,16 @@ std::string verdict_table(const Certificate& certificate) {
     const std::string repro = shown_lines(f.repro_yaml, kMaxShownReproBytes);
     out << repro << (repro.empty() || repro.back() == '\n' ? "" : "\n");
   }
+  // The headline, last: what was certified, and what was not run.
+  out << "\n" << (certificate.certified() ? "CERTIFIED" : "NOT CERTIFIED") << " for " << supported.size()
+      << " configuration(s)";
+  if (supported.size() <= 3) {
+    for (std::size_t i = 0; i < supported.size(); ++i) out << (i == 0 ? ": " : "; ") << shown(compact_configuration(supported[i]));
+  }
+  if (!unsupported.empty()) out << "; " << unsupported.size() << " declared not supported";
+  out << ". " << run << " cases run, " << failed << " failed";
+  if (failed > certificate.failures.size()) out << " (" << certificate.failures.size() << " shown)";
+  out << "\n";
   return out.str();
 }
 

@@ -432,7 +432,32 @@ TEST(VerdictTable, TextFromOutsideIsShownEscaped) {
   EXPECT_TRUE(contains(table, "wrong-result in corpus case case-bytes \\xFF\\xFE: bytes \\xFF\\xFE, esc")) << table;
   EXPECT_TRUE(contains(table, "crash in corpus case bytes \\xFF\\xFE, esc \\x1B[31mred")) << table;
   EXPECT_TRUE(contains(table, "  leading blank\n\tcol \\xFF\\x0D\n- x: [\n")) << table;  // the repro, lines kept
-  EXPECT_TRUE(contains(table, "NOT CERTIFIED: 7 cases, 2 failure(s) recorded")) << table;
+  EXPECT_TRUE(contains(table, "NOT CERTIFIED for 1 configuration(s): cfg-a; 1 declared not supported. 7 cases run, 2 failed\n"))
+      << table;
+}
+
+TEST(VerdictTable, SaysWhatWasCertifiedAndFoldsWhatWasNotSupported) {
+  Certificate c = shard(0, 1);
+  c.configurations.push_back("input=float16 output=float8_e5m2 emax_mode=emax fp8_nan=zero scale_layout=logical");
+  c.tallies[0].configuration = c.configurations.back();
+  c.tallies.push_back({"properties", "cfg-b", "float4_e2m1fn_x4", {}, "not declared: output dtype float4_e2m1fn_x4"});
+  c.header["verdict"] = c.certified() ? "certified" : "not certified";
+  const std::string table = verdict_table(c);
+  EXPECT_TRUE(contains(table, "\nCERTIFIED for 1 configuration(s): float16 -> float8_e5m2, emax, zero, logical; "
+                              "1 declared not supported. 5 cases run, 0 failed\n"))
+      << table;
+  EXPECT_TRUE(contains(table, "not supported, as the backend declares: 1 configuration(s): cfg-b\n")) << table;
+  EXPECT_FALSE(contains(table, "corpus      cfg-b")) << "unsupported rows fold into one line\n" << table;
+}
+
+TEST(VerdictTable, SaysHowManyFailedAndHowManyAreShown) {
+  Certificate c = shard(0, 1);
+  add_failure(c, Outcome::kWrongResult, "scale byte 0");
+  c.tallies[0].outcomes["wrong-result"] += 72;  // 73 failed, one of them kept as a failure record
+  c.cases += 72;
+  c.header["verdict"] = c.certified() ? "certified" : "not certified";
+  const std::string table = verdict_table(c);
+  EXPECT_TRUE(contains(table, "78 cases run, 73 failed (1 shown)\n")) << table;
 }
 
 }  // namespace

@@ -122,6 +122,13 @@ TEST(Certify, Fp8OnlyBackendIsNotSupportedForFp4NotFailed) {
   const Certificate c = run_certification(options_for(MXCONFORM_TEST_BACKEND_FP8_ONLY, {"corpus", "exhaustive"}));
   EXPECT_GT(count(c, Outcome::kUnsupported), 0u);
   EXPECT_TRUE(c.certified()) << verdict_table(c);
+  // The headline says what was certified; the FP4 configurations fold into one line.
+  const std::string table = verdict_table(c);
+  EXPECT_NE(table.find("\nCERTIFIED for "), std::string::npos) << table;
+  EXPECT_NE(table.find(" declared not supported. "), std::string::npos) << table;
+  EXPECT_NE(table.find("not supported, as the backend declares: "), std::string::npos) << table;
+  EXPECT_NE(table.find("-> float4_e2m1fn_x4"), std::string::npos) << table;
+  EXPECT_EQ(table.find("float4_e2m1fn_x4 emax_mode"), std::string::npos) << "no table row for an FP4 configuration\n" << table;
   for (const Tally& t : c.tallies) {
     if (t.output == "float4_e2m1fn_x4") {
       EXPECT_FALSE(t.unsupported.empty()) << t.configuration;
