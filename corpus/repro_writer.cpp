@@ -115,6 +115,12 @@ CorpusCase make_repro_case(const QuantizeConfig& config, const std::vector<std::
   if (input.size() != config.partitions * config.free) {
     throw Error("repro for " + property + ": " + std::to_string(input.size()) + " input elements for " + describe(config));
   }
+  // A repro is always loadable: a case the loader would refuse is not written at all.
+  if (config.partitions > kMaxExtent || config.free > kMaxExtent || input.size() > kMaxElementsPerCase) {
+    throw Error("the failing case is [" + std::to_string(config.partitions) + ", " + std::to_string(config.free) +
+                "], above the corpus loader's limits (" + std::to_string(kMaxExtent) + " per dimension, " +
+                std::to_string(kMaxElementsPerCase) + " elements) and could not be shrunk below them; no repro written");
+  }
   const Geometry g = geometry(config);
   std::vector<std::uint8_t> data(g.data_bytes);
   std::vector<std::uint8_t> scale(g.scale_bytes);

@@ -119,5 +119,23 @@ TEST_F(ReproWriter, RefusesAnInvalidCall) {
   EXPECT_THROW(write_repro_case(config, std::vector<std::uint16_t>(31), "p", 1, dir_.string()), Error);
 }
 
+// A repro the loader would refuse is never written: [8, 9408] is above its 4096 per dimension.
+TEST_F(ReproWriter, NeverWritesACaseItsLoaderWouldRefuse) {
+  QuantizeConfig config;
+  config.partitions = 8;
+  config.free = 9408;
+  try {
+    write_repro_case(config, input(8 * 9408), "certify-exhaustive", 1, dir_.string());
+    FAIL() << "wrote a repro of shape [8, 9408]";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("[8, 9408], above the corpus loader's limits"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_) && !fs::is_empty(dir_)) << "nothing written";
+  config.free = kMaxExtent;  // at the limit: written, and it loads
+  config.partitions = kMaxElementsPerCase / kMaxExtent;
+  const std::string path = write_repro_case(config, input(kMaxElementsPerCase), "p", 1, dir_.string());
+  EXPECT_EQ(load_corpus({path}).size(), 1u);
+}
+
 }  // namespace
 }  // namespace mxconform::corpus
