@@ -22,6 +22,7 @@
 #include "coverage.h"
 #include "exhaustive_campaign.h"
 #include "mxconform/error.h"
+#include "mxconform/safe_text.h"
 #include "oracle.h"
 #include "repro_writer.h"
 #include "sha256.h"
@@ -163,9 +164,10 @@ class Runner {
 
   // Counts the case and, when it belongs to this shard, runs it, tallies its outcome and
   // records (and shrinks) a failure.
+  // `origin`: the corpus case this one is, when it is one (its id, why and source go into the repro).
   void run_case(Tally& tally, const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
                 const std::vector<std::uint16_t>& input, const std::vector<std::uint8_t>& expected_data,
-                const std::vector<std::uint8_t>& expected_scale) {
+                const std::vector<std::uint8_t>& expected_scale, const corpus::CorpusCase* origin = nullptr) {
     const std::size_t index = index_++;
     if (index % options_.shard_count != options_.shard_index) return;
     ++certificate_.cases;
@@ -183,14 +185,15 @@ class Runner {
     }
     ++tally.outcomes[name(result.outcome)];
     if (result.outcome == Outcome::kUnsupported && tally.unsupported.empty()) tally.unsupported = result.detail;
-    if (is_failure(result.outcome)) record_failure(campaign, case_id, config, input, result, repeatable);
+    if (is_failure(result.outcome)) record_failure(campaign, case_id, config, input, result, repeatable, origin);
   }
 
   std::size_t next_index() const { return index_; }
 
  private:
   void record_failure(const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
-                      const std::vector<std::uint16_t>& input, const CallResult& result, bool repeatable) {
+                      const std::vector<std::uint16_t>& input, const CallResult& result, bool repeatable,
+                      const corpus::CorpusCase* origin) {
     constexpr std::size_t kMaxFailuresKept = 50;
     if (certificate_.failures.size() >= kMaxFailuresKept) return;
     Failure failure;
@@ -206,12 +209,21 @@ class Runner {
     // A nondeterministic failure is kept whole: a shrink step could not tell it from a pass.
     if (repeatable && !result.gone_before_call) shrink(result.outcome, small_config, small_input);
     try {
-      const corpus::CorpusCase repro = corpus::make_repro_case(small_config, small_input, "certify-" + campaign, options_.seed);
+      corpus::CorpusCase repro = corpus::make_repro_case(small_config, small_input, "certify-" + campaign, options_.seed);
+      if (origin != nullptr) {
+        // The corpus case's own context, and what failed.
+        // Escaped and capped so that the repro always loads (its text limit, no control bytes).
+        constexpr std::size_t kWhyBytes = 1800;  // at most 4x that once escaped, under the loader's 8192
+        repro.why = safe_multiline_text("Shrunk from corpus case " + origin->id + " (" + corpus::to_string(origin->location) +
+                                  "), where certify saw " + name(result.outcome) + ": " + result.detail +
+                                  ". That case's why: " + origin->why,
+                              kWhyBytes);
+        repro.source = origin->source;
+      }
       failure.repro_yaml = corpus::format_corpus_file({repro}, "mxconform certify: " + std::string(name(result.outcome)) +
                                                                    " of " + backend_.spec() + " in " + campaign + " case " + case_id);
       if (!options_.emit_repro_dir.empty()) {
-        failure.repro_path = corpus::write_repro_case(small_config, small_input, "certify-" + campaign, options_.seed,
-                                                      options_.emit_repro_dir);
+        failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir);
       }
     } catch (const std::exception& error) {
       failure.repro_yaml = std::string("# no repro: ") + error.what() + "\n";
@@ -417,7 +429,7 @@ Certificate run_certification(const CertifyOptions& options) {
       std::vector<std::uint8_t> data(c.data.size()), scale(c.scale.size());
       for (std::size_t j = 0; j < data.size(); ++j) data[j] = c.data[j].value_or(0);
       for (std::size_t j = 0; j < scale.size(); ++j) scale[j] = c.scale[j].value_or(0);
-      runner.run_case(certificate.tallies[tally_of[key]], "corpus", c.id, c.config, c.input, data, scale);
+      runner.run_case(certificate.tallies[tally_of[key]], "corpus", c.id, c.config, c.input, data, scale, &c);
       progress("corpus", i + 1, cases.size());
     }
   }

@@ -170,10 +170,8 @@ std::string repro_directory(const std::string& directory) {
   return MXCONFORM_DEFAULT_REPRO_DIR;
 }
 
-std::string write_repro_case(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
-                             const std::string& property, std::uint64_t seed, const std::string& directory) {
+std::string write_repro_file(const CorpusCase& c, const std::string& directory) {
   namespace fs = std::filesystem;
-  const CorpusCase c = make_repro_case(config, input, property, seed);
   const fs::path dir = repro_directory(directory);
   std::error_code error;
   fs::create_directories(dir, error);
@@ -185,11 +183,16 @@ std::string write_repro_case(const QuantizeConfig& config, const std::vector<std
   if (fs::exists(existing)) throw Error(path.string() + ": exists and is not a regular file; not writing the repro there");
 
   const std::string text = format_corpus_file(
-      {c}, "A shrunk counterexample written by mxconform (" + c.source + ").\nReplay it with: mxconform replay " +
-               path.string() + "\nExplain it with: mxconform explain --corpus " + path.string() + " --id " + c.id);
+      {c}, "A shrunk counterexample written by mxconform.\nReplay it with: mxconform replay " + path.string() +
+               "\nExplain it with: mxconform explain --corpus " + path.string() + " --id " + c.id);
   // Whole or not at all, and never over an existing file.
   write_file_atomically(path.string(), text, false);
   return path.string();
+}
+
+std::string write_repro_case(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                             const std::string& property, std::uint64_t seed, const std::string& directory) {
+  return write_repro_file(make_repro_case(config, input, property, seed), directory);
 }
 
 }  // namespace mxconform::corpus

@@ -23,6 +23,10 @@ std::string format_corpus_file(const std::vector<CorpusCase>& cases, const std::
 // else corpus-repros/ in the build tree.
 std::string repro_directory(const std::string& directory = "");
 
+// Writes `c` (a repro case, its id naming its content) as <id>.yaml into repro_directory(directory),
+// creating the directory, and returns the file's path; never over anything (see below).
+std::string write_repro_file(const CorpusCase& c, const std::string& directory = "");
+
 // Writes make_repro_case(...) as <id>.yaml into repro_directory(directory), creating the
 // directory, and returns the file's path. Never overwrites: when the file exists (same id, so
 // the same case) it is left as it is and its path returned. Writes whole or not at all.

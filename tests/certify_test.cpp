@@ -112,6 +112,16 @@ TEST(Certify, OneWrongRoundingDecisionGivesAOneBlockRepro) {
   std::printf("wrong_rounding repro:\n%s\n", f.repro_yaml.c_str());
 }
 
+TEST(Certify, ACorpusCasesReproKeepsItsIdWhyAndSourceAndSaysWhatFailed) {
+  const Certificate c = run_certification(options_for(MXCONFORM_TEST_BACKEND_WRONG_ROUNDING, {"corpus"}));
+  ASSERT_FALSE(c.failures.empty());
+  const Failure& f = c.failures.front();
+  EXPECT_NE(f.repro_yaml.find("Shrunk from corpus case " + f.case_id), std::string::npos) << f.repro_yaml;
+  EXPECT_NE(f.repro_yaml.find("where certify saw wrong-result: "), std::string::npos) << f.repro_yaml;
+  EXPECT_NE(f.repro_yaml.find("docs/contract.md"), std::string::npos) << "the original source\n" << f.repro_yaml;
+  EXPECT_EQ(f.repro_yaml.find("failed with seed"), std::string::npos) << "no property boilerplate\n" << f.repro_yaml;
+}
+
 TEST(Certify, ErrorStatusIsAnError) {
   const Certificate c = run_certification(options_for(MXCONFORM_TEST_BACKEND_ERROR_STATUS, {"corpus"}));
   EXPECT_GT(count(c, Outcome::kError), 0u);
