@@ -374,7 +374,6 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
 
 constexpr std::size_t kStderrKept = 4096;  // bytes of a call's stderr kept for its report
 constexpr double kGraceSeconds = 0.5;      // for a worker whose pipes closed to end by itself
-//  // bytes of a call's stderr kept for its report
 
 }  // namespace
 
