@@ -18,6 +18,8 @@
 #include "copy_baseline.h"
 #include "mxconform/error.h"
 #include "mxconform/implementation.h"
+#include "mxconform/parallel_quantize.h"
+#include "mxconform/registry.h"
 #include "speed_of_light.h"
 #include "workspace.h"
 
@@ -27,12 +29,48 @@ namespace {
 
 double seconds(std::chrono::steady_clock::duration elapsed) { return std::chrono::duration<double>(elapsed).count(); }
 
-// Runs `subject` and the speed-of-light reference for (size, family) in turn, once per benchmark
-// iteration, and times each with the steady clock. The benchmark's time is the subject's alone
-// (manual time, so items_per_second and bytes_per_second are the subject's). sol_ratio is the
-// reference's total time over the subject's, over the same iterations: a subject that only
-// moved its bytes would score about 1, a compute-bound one less. Pairing the two makes the ratio
-// robust to the machine's load changing during the run, which both then see.
+// The speed-of-light reference for (size, family) on `threads` threads: the kernel of
+// Workspace::sol_reference over the whole tensor for one thread, otherwise on each piece of
+// split_into_pieces (the cut quantize_parallel makes) run by for_each_piece. It reads the input of
+// `input` dtype and writes the workspace's data and scale buffers.
+struct SolRun {
+  std::function<void()> run;
+  std::string_view stores;
+};
+
+SolRun sol_run(Workspace& workspace, const BenchSize& size, OutputFamily family, InputDtype input, std::size_t threads) {
+  const Workspace::SolReference& reference = workspace.sol_reference(size, family);
+  const SolKernel kernel = reference.kernel;
+  const std::uint16_t* sol_input = workspace.input(size, input);
+  std::uint8_t* data = workspace.data(size);
+  std::uint8_t* scale = workspace.scale(size);
+  if (threads <= 1) {
+    return {[=] { kernel(sol_input, size.elements(), data, scale); }, reference.stores};
+  }
+  // The kernel's scale bytes are contiguous, one per 32 elements: a piece's start at input_offset / 32.
+  const std::vector<QuantizePiece> pieces = split_into_pieces(case_config(size, input, family_dtype(family)), threads);
+  return {[=] {
+            for_each_piece(pieces, [&](const QuantizePiece& piece) {
+              kernel(sol_input + piece.input_offset, piece.config.partitions * piece.config.free,
+                     data + piece.data_offset, scale + piece.input_offset / kBlockSize);
+            });
+          },
+          reference.stores};
+}
+
+// A run timed beside the subject in every iteration, reported as the counter `counter`: its total
+// time over the subject's (a rate ratio of subject over companion).
+struct Companion {
+  std::string counter;
+  std::function<void()> run;
+};
+
+// Runs `subject` and the speed-of-light reference in turn, once per benchmark iteration, and
+// times each with the steady clock. The benchmark's time is the subject's alone (manual time, so
+// items_per_second and bytes_per_second are the subject's). sol_ratio is the reference's total
+// time over the subject's, over the same iterations: a subject that only moved its bytes would
+// score about 1, a compute-bound one less. Pairing the two makes the ratio robust to the
+// machine's load changing during the run, which both then see.
 //
 // (A plain counter rather than a kIsRate one: Google Benchmark prints rate counters with a
 // "/s" unit, wrong for a dimensionless ratio.)
@@ -41,15 +79,11 @@ double seconds(std::chrono::steady_clock::duration elapsed) { return std::chrono
 // L2-resident size it does not evict the subject's input. At the streaming size, a float16 case
 // also runs the same backend on the bfloat16 input in every iteration and reports
 // bfloat16_ratio, the bfloat16 time over its own (1: as fast; 0.8: 20 % slower). (At the L2
-// size the two inputs do not fit in L2 together, so each would evict the other.)
-void time_paired(benchmark::State& state, Workspace& workspace, const BenchSize& size, OutputFamily family,
-                 InputDtype input, const Traffic& bytes, const std::function<void()>& subject,
-                 const std::function<void()>& companion = nullptr) {
+// size the two inputs do not fit in L2 together, so each would evict the other.) A
+// multi-threaded case runs the same backend on one thread instead and reports scaling.
+void time_paired(benchmark::State& state, const BenchSize& size, const Traffic& bytes,
+                 const std::function<void()>& subject, const SolRun& reference, const Companion& companion = {}) {
   using Clock = std::chrono::steady_clock;
-  const Workspace::SolReference& reference = workspace.sol_reference(size, family);
-  const std::uint16_t* sol_input = workspace.input(size, input);
-  std::uint8_t* data = workspace.data(size);
-  std::uint8_t* scale = workspace.scale(size);
   double subject_seconds = 0.0;
   double reference_seconds = 0.0;
   double companion_seconds = 0.0;
@@ -58,11 +92,11 @@ void time_paired(benchmark::State& state, Workspace& workspace, const BenchSize&
     subject();
     benchmark::ClobberMemory();
     const Clock::time_point middle = Clock::now();
-    reference.kernel(sol_input, size.elements(), data, scale);
+    reference.run();
     benchmark::ClobberMemory();
     const Clock::time_point end = Clock::now();
-    if (companion) {
-      companion();
+    if (companion.run) {
+      companion.run();
       benchmark::ClobberMemory();
       companion_seconds += seconds(Clock::now() - end);
     }
@@ -70,7 +104,7 @@ void time_paired(benchmark::State& state, Workspace& workspace, const BenchSize&
     subject_seconds += seconds(middle - start);
     reference_seconds += seconds(end - middle);
   }
-  if (companion) state.counters["bfloat16_ratio"] = companion_seconds / subject_seconds;
+  if (companion.run) state.counters[companion.counter] = companion_seconds / subject_seconds;
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(size.elements()));
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.total()));
   state.counters["sol_ratio"] = subject_seconds > 0.0 ? reference_seconds / subject_seconds : 0.0;
@@ -85,24 +119,37 @@ void time_quantize(benchmark::State& state, Workspace& workspace, const Implemen
   QuantizeConfig bfloat16_config = config;
   bfloat16_config.input = InputDtype::kBfloat16;
   const std::uint16_t* bfloat16_input = workspace.input(size, InputDtype::kBfloat16);
-  std::function<void()> bfloat16_quantize;
+  Companion bfloat16_quantize;
   if (config.input == InputDtype::kFloat16 && size.elements() >= kStreamingSize.elements()) {
-    bfloat16_quantize = [&] { impl.quantize(bfloat16_config, bfloat16_input, data, scale); };
+    bfloat16_quantize = {"bfloat16_ratio", [&] { impl.quantize(bfloat16_config, bfloat16_input, data, scale); }};
   }
-  time_paired(state, workspace, size, family, config.input, traffic(config),
-              [&] { impl.quantize(config, input, data, scale); }, bfloat16_quantize);
+  time_paired(state, size, traffic(config), [&] { impl.quantize(config, input, data, scale); },
+              sol_run(workspace, size, family, config.input, 1), bfloat16_quantize);
+}
+
+// quantize_parallel on `threads` threads against the speed-of-light kernel on the same pieces,
+// with the backend on one thread as the companion: scaling is the N-thread rate over the 1-thread one.
+void time_quantize_threads(benchmark::State& state, Workspace& workspace, const Implementation& impl,
+                           const BenchSize& size, const QuantizeConfig& config, OutputFamily family,
+                           std::size_t threads) {
+  const std::uint16_t* input = workspace.input(size, config.input);
+  std::uint8_t* data = workspace.data(size);
+  std::uint8_t* scale = workspace.scale(size);
+  time_paired(state, size, traffic(config), [&] { quantize_parallel(impl, config, input, data, scale, threads); },
+              sol_run(workspace, size, family, config.input, threads),
+              {"scaling", [&] { impl.quantize(config, input, data, scale); }});
 }
 
 // The reference kernel itself, paired with itself: its sol_ratio shows how far apart two
-// measurements of the same work land on this machine.
-void time_sol(benchmark::State& state, Workspace& workspace, const BenchSize& size, OutputFamily family) {
-  const std::uint16_t* input = workspace.input(size, InputDtype::kBfloat16);
-  std::uint8_t* data = workspace.data(size);
-  std::uint8_t* scale = workspace.scale(size);
-  const SolKernel kernel = workspace.sol_reference(size, family).kernel;
+// measurements of the same work land on this machine. On more than one thread, its scaling is
+// the N-thread kernel's rate over the 1-thread kernel's.
+void time_sol(benchmark::State& state, Workspace& workspace, const BenchSize& size, OutputFamily family,
+              std::size_t threads) {
   const QuantizeConfig config = case_config(size, InputDtype::kBfloat16, family_dtype(family));
-  time_paired(state, workspace, size, family, InputDtype::kBfloat16, traffic(config),
-              [&] { kernel(input, size.elements(), data, scale); });
+  const SolRun reference = sol_run(workspace, size, family, InputDtype::kBfloat16, threads);
+  Companion one_thread;
+  if (threads > 1) one_thread = {"scaling", sol_run(workspace, size, family, InputDtype::kBfloat16, 1).run};
+  time_paired(state, size, traffic(config), reference.run, reference, one_thread);
 }
 
 enum class CopyKind { kMemcpy, kNonTemporal };
@@ -144,11 +191,12 @@ void print_banner(const BenchOptions& options) {
       options.pin_cpu ? "pinned to CPU " + std::to_string(*options.pin_cpu) : "not pinned (--pin CPU to pin)";
   const QuantizeConfig knobs;
   std::fprintf(stderr,
-               "mxconform bench: CPU %s, %u logical CPUs, %s\n"
+               "mxconform bench: CPU %s, %u logical CPUs, threads:N rows with N = %zu, %s\n"
                "mxconform bench: backends: %s\n"
                "mxconform bench: speed-of-light kernels: %s; non-temporal copy: %s\n"
                "mxconform bench: knobs: emax_mode=%s fp8_nan=%s lane_stride=%u high_parity=%d scale_layout=%s\n",
-               cpu_model().c_str(), std::thread::hardware_concurrency(), pinning.c_str(), backends.c_str(),
+               cpu_model().c_str(), std::thread::hardware_concurrency(), default_quantize_threads(), pinning.c_str(),
+               backends.c_str(),
                std::string(sol_kernel_isa()).c_str(), std::string(copy_non_temporal_isa()).c_str(),
                std::string(name(knobs.emax_mode)).c_str(), std::string(name(knobs.fp8_nan)).c_str(),
                knobs.fp4_lane_stride, knobs.fp4_high_parity, std::string(name(knobs.scale_layout)).c_str());
@@ -157,6 +205,25 @@ void print_banner(const BenchOptions& options) {
 void print_usage() {
   std::fputs(bench_usage(), stdout);
   benchmark::PrintDefaultHelp();
+}
+
+// Calls `add(case_name, config, family)` for every quantize case of `impl` at `size` (names end
+// with `suffix`) that `impl` supports; prints why it skips the others.
+template <typename Add>
+void for_each_supported_case(const Implementation& impl, const BenchSize& size, const std::string& suffix, Add add) {
+  for (InputDtype input : kInputDtypes) {
+    for (const OutputCase& output : kOutputCases) {
+      const std::string case_name = "quantize/" + std::string(impl.name()) + "/" + std::string(name(input)) + "/" +
+                                    std::string(output.name) + "/" + std::string(size.name) + suffix;
+      const QuantizeConfig config = case_config(size, input, output.dtype);
+      const std::string reason = impl.unsupported_reason(config);
+      if (!reason.empty()) {
+        std::fprintf(stderr, "mxconform bench: skipping %s: not supported: %s\n", case_name.c_str(), reason.c_str());
+        continue;
+      }
+      add(case_name, config, output.family);
+    }
+  }
 }
 
 void register_size(Workspace& workspace, const BenchSize& size, const std::vector<const Implementation*>& backends,
@@ -170,26 +237,54 @@ void register_size(Workspace& workspace, const BenchSize& size, const std::vecto
   }
   for (OutputFamily family : {OutputFamily::kFp8, OutputFamily::kFp4}) {
     benchmark::RegisterBenchmark(("sol/" + std::string(name(family)) + suffix).c_str(), time_sol, std::ref(workspace),
-                                 size, family)
+                                 size, family, std::size_t{1})
         ->UseManualTime();
   }
   for (const Implementation* impl : backends) {
-    for (InputDtype input : kInputDtypes) {
-      for (const OutputCase& output : kOutputCases) {
-        const std::string case_name = "quantize/" + std::string(impl->name()) + "/" + std::string(name(input)) + "/" +
-                                      std::string(output.name) + suffix;
-        const QuantizeConfig config = case_config(size, input, output.dtype);
-        const std::string reason = impl->unsupported_reason(config);
-        if (!reason.empty()) {
-          std::fprintf(stderr, "mxconform bench: skipping %s: not supported: %s\n", case_name.c_str(), reason.c_str());
-          continue;
-        }
-        benchmark::RegisterBenchmark(case_name.c_str(), time_quantize, std::ref(workspace), std::cref(*impl), size,
-                                     config, output.family)
-            ->UseManualTime();
-      }
+    for_each_supported_case(*impl, size, "", [&](const std::string& case_name, const QuantizeConfig& config,
+                                                 OutputFamily family) {
+      benchmark::RegisterBenchmark(case_name.c_str(), time_quantize, std::ref(workspace), std::cref(*impl), size,
+                                   config, family)
+          ->UseManualTime();
+    });
+  }
+}
+
+// The multi-threaded rows at `size`, named .../threads:N: the speed-of-light kernels and each of
+// `backends` on `threads` threads through quantize_parallel.
+void register_threads(Workspace& workspace, const BenchSize& size, const std::vector<const Implementation*>& backends,
+                      std::size_t threads) {
+  const std::string suffix = "/threads:" + std::to_string(threads);
+  for (OutputFamily family : {OutputFamily::kFp8, OutputFamily::kFp4}) {
+    benchmark::RegisterBenchmark(("sol/" + std::string(name(family)) + "/" + std::string(size.name) + suffix).c_str(),
+                                 time_sol, std::ref(workspace), size, family, threads)
+        ->UseManualTime();
+  }
+  for (const Implementation* impl : backends) {
+    for_each_supported_case(*impl, size, suffix, [&](const std::string& case_name, const QuantizeConfig& config,
+                                                     OutputFamily family) {
+      benchmark::RegisterBenchmark(case_name.c_str(), time_quantize_threads, std::ref(workspace), std::cref(*impl),
+                                   size, config, family, threads)
+          ->UseManualTime();
+    });
+  }
+}
+
+// The backends of the multi-threaded rows: the ones --backend named, or else the fastest built-in
+// this CPU runs; never the oracle, and a plug-in (which quantize_parallel runs on one thread) with a note.
+std::vector<const Implementation*> threaded_backends(const BenchOptions& options) {
+  if (!options.backends_named) return {&best_implementation()};
+  std::vector<const Implementation*> result;
+  for (const Implementation* impl : options.backends) {
+    if (impl->is_reference()) continue;
+    if (quantizes_in_parallel(*impl)) {
+      result.push_back(impl);
+    } else {
+      std::fprintf(stderr, "mxconform bench: no multi-threaded rows for %s: a plug-in runs on one thread\n",
+                   std::string(impl->name()).c_str());
     }
   }
+  return result;
 }
 
 int run_benchmarks(int argc, char** argv) {
@@ -213,6 +308,13 @@ int run_benchmarks(int argc, char** argv) {
   if (!oracle_only.empty()) register_size(workspace, kOracleSize, oracle_only, /*with_copies=*/false);
   register_size(workspace, kL2Size, others, /*with_copies=*/true);
   register_size(workspace, kStreamingSize, others, /*with_copies=*/true);
+  // On every CPU this process may use (after --pin, one).
+  const std::size_t threads = default_quantize_threads();
+  if (threads > 1) {
+    register_threads(workspace, kStreamingSize, threaded_backends(options), threads);
+  } else {
+    std::fprintf(stderr, "mxconform bench: no multi-threaded rows: this process may run on 1 CPU\n");
+  }
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

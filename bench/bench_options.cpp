@@ -69,6 +69,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
     }
   }
   // Built-ins in registry order, then plug-ins in the order given; no repeats.
+  options.backends_named = !wanted.empty();
   if (wanted.empty()) {
     for (const Implementation* impl : implementations()) {
       if (runnable_here(*impl)) wanted.push_back(open_subject(std::string(impl->name())));
@@ -134,6 +135,10 @@ const char* bench_usage() {
          "the two run in turn in every iteration so that both see the same machine load.\n"
          "float16 cases at 64MiB also report bfloat16_ratio: the same backend's bfloat16 time\n"
          "over the float16 time, paired the same way.\n"
+         "Rows ending /threads:N run at 64MiB on N threads (every CPU this process may use) through\n"
+         "quantize_parallel: the fastest backend (or each --backend named) against the\n"
+         "speed-of-light kernel on the same pieces of whole block rows, with scaling = the N-thread\n"
+         "rate over the same backend's 1-thread rate, paired the same way.\n"
          "\n"
          "  --pin CPU            pin the process to CPU before running (default: not pinned)\n"
          "  --backend NAME       a backend to time; repeatable or comma-separated\n"

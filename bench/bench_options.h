@@ -11,6 +11,7 @@ namespace mxconform::bench {
 
 struct BenchOptions {
   std::vector<const Implementation*> backends;  // built-ins in registry order, then plug-ins; no repeats
+  bool backends_named = false;                  // --backend was given
   std::vector<std::shared_ptr<const Implementation>> owned;  // keeps plug-ins loaded
   std::optional<int> pin_cpu;                   // set only when --pin was given
   std::vector<char*> benchmark_argv;            // "mxconform bench", then every flag not ours

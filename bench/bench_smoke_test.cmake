@@ -42,7 +42,33 @@ if(NOT quantize_cases EQUAL 6)
   message(FATAL_ERROR "expected 6 quantize/scalar cases (2 input dtypes x 3 outputs), got ${quantize_cases}")
 endif()
 
-# 3. An unknown backend is one error line and a non-zero exit.
+# 3. Multi-threaded rows: with N > 1 threads (the banner says how many), the named backend has its
+# six 64MiB cases on N threads and the speed-of-light kernels theirs; with one, none.
+execute_process(
+  COMMAND ${MXCONFORM} bench --backend scalar --benchmark_list_tests=true
+  OUTPUT_VARIABLE listed
+  ERROR_VARIABLE diagnostics
+  RESULT_VARIABLE status)
+if(NOT status EQUAL 0 OR NOT diagnostics MATCHES ", threads:N rows with N = ([0-9]+)")
+  message(FATAL_ERROR "mxconform bench --benchmark_list_tests: exit ${status}, stderr:\n${diagnostics}")
+endif()
+set(threads ${CMAKE_MATCH_1})
+string(REGEX MATCHALL "[^\n]*/threads:[0-9]+" threaded_rows "${listed}")
+list(LENGTH threaded_rows threaded_count)
+if(threads GREATER 1)
+  foreach(row quantize/scalar/bfloat16/fp4/64MiB/threads:${threads} sol/fp8/64MiB/threads:${threads})
+    if(NOT listed MATCHES "${row}/manual_time")
+      message(FATAL_ERROR "no ${row} in the listed cases:\n${listed}")
+    endif()
+  endforeach()
+  if(NOT threaded_count EQUAL 8)
+    message(FATAL_ERROR "expected 8 threads:${threads} rows (6 scalar cases, 2 speed-of-light kernels), got ${threaded_count}")
+  endif()
+elseif(NOT threaded_count EQUAL 0)
+  message(FATAL_ERROR "one thread, but threads:N rows listed:\n${threaded_rows}")
+endif()
+
+# 4. An unknown backend is one error line and a non-zero exit.
 execute_process(
   COMMAND ${MXCONFORM} bench --backend no_such_backend
   OUTPUT_VARIABLE ignored

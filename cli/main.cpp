@@ -16,6 +16,7 @@
 #include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
+#include "mxconform/parallel_quantize.h"
 #include "mxconform/registry.h"
 #include "mxconform/subject.h"
 #include "certify_command.h"
@@ -84,8 +85,21 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
+// The threads a quantize of `config` by `subject` runs on when `requested` are asked for.
+ThreadUse thread_use(const Implementation& subject, const QuantizeConfig& config, std::size_t requested) {
+  if (requested > 1 && !quantizes_in_parallel(subject)) return {1, "a plug-in backend runs on one thread"};
+  const std::size_t pieces = split_into_pieces(config, requested).size();
+  if (pieces < requested) {
+    return {pieces, "the tensor splits into at most " + std::to_string(pieces) + (pieces == 1 ? " piece" : " pieces") +
+                        " of whole block rows"};
+  }
+  return {requested, ""};
+}
+
 int run_quantize(const std::string& input_path, const std::string& in_dtype, const std::string& data_path,
-                 const std::string& scale_path, const KnobOptions& knobs, bool quiet) {
+                 const std::string& scale_path, const KnobOptions& knobs, const std::optional<std::string>& threads_text,
+                 bool quiet) {
+  const std::size_t threads = threads_text ? parse_threads("--threads", *threads_text) : default_quantize_threads();
   check_output_paths({input_path}, {data_path, scale_path}, knobs.force);
   npy::Array input = npy::read(input_path);
   if (input.shape.size() != 2) {
@@ -117,7 +131,7 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
   npy::Array data{npy::ElementType::kUint8, {config.partitions, g.data_row_bytes}, std::vector<std::uint8_t>(g.data_bytes)};
   // Rows that no slot names are 0 in the file: the buffer starts zeroed and backends leave them.
   npy::Array scale{npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, std::vector<std::uint8_t>(g.scale_bytes, 0)};
-  backend.quantize(config, elements.data(), data.bytes.data(), scale.bytes.data());
+  quantize_parallel(backend, config, elements.data(), data.bytes.data(), scale.bytes.data(), threads);
 
   npy::write(data_path, data, knobs.force);
   npy::write(scale_path, scale, knobs.force);
@@ -126,7 +140,8 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
   std::string text;
   try {
     const QuantizeSummary summary = summarize(config, elements.data(), data.bytes.data(), scale.bytes.data());
-    text = format_summary(config, summary, std::string(backend.name()), input_path, data_path, scale_path);
+    text = format_summary(config, summary, std::string(backend.name()), thread_use(backend, config, threads), input_path,
+                          data_path, scale_path);
   } catch (const std::exception& error) {
     print_error("quantize", error.what(), "outputs written; the summary could not be computed");
     return kExitSuccess;
@@ -190,6 +205,7 @@ int run(int argc, char** argv, const std::string& command) {
   app.set_version_flag("--version", "mxconform 0.1.0");
 
   std::string input_path, in_dtype, data_path, scale_path, output_path;
+  std::optional<std::string> threads;  // unset: every CPU this process may use
   bool quiet = false;
   KnobOptions quantize_knobs;
   CLI::App* quantize = app.add_subcommand("quantize", "Quantize a 2-D .npy tensor to MX data and E8M0 scales");
@@ -197,6 +213,8 @@ int run(int argc, char** argv, const std::string& command) {
   quantize->add_option("--in-dtype", in_dtype, "bfloat16 or float16 (required for <u2 input)");
   quantize->add_option("--data", data_path, "Output data .npy (|u1 [P, F] for FP8, [P, F/2] for FP4)")->required();
   quantize->add_option("--scale", scale_path, "Output scale .npy (|u1 [rows, F/4])")->required();
+  quantize->add_option("--threads", threads,
+                       "Threads, 1 to 1024 (default: every CPU this process may use); a plug-in runs on one");
   quantize->add_flag("--quiet", quiet, "Do not print the summary");
   add_knob_options(*quantize, quantize_knobs);
 
@@ -226,7 +244,7 @@ int run(int argc, char** argv, const std::string& command) {
 #endif
 
   if (const std::optional<int> status = parse_command_line(app, argc, argv, command)) return *status;
-  if (quantize->parsed()) return run_quantize(input_path, in_dtype, data_path, scale_path, quantize_knobs, quiet);
+  if (quantize->parsed()) return run_quantize(input_path, in_dtype, data_path, scale_path, quantize_knobs, threads, quiet);
   if (dequantize->parsed()) return run_dequantize(data_path, scale_path, output_path, dequantize_knobs, quiet);
   if (backends->parsed()) return run_backends();
   if (replay->parsed()) return run_replay(replay_options);

@@ -43,6 +43,14 @@ std::uint64_t parse_unsigned(const std::string& flag, const std::string& text, s
   return value;
 }
 
+std::size_t parse_threads(const std::string& flag, const std::string& text) {
+  std::uint64_t value = 0;
+  if (!decimal(text, kMaxThreads, value) || value == 0) {
+    refuse(flag, text, "a thread count from 1 to " + std::to_string(kMaxThreads));
+  }
+  return static_cast<std::size_t>(value);
+}
+
 int parse_parity(const std::string& flag, const std::string& text) {
   if (text != "0" && text != "1") refuse(flag, text, "0 or 1");
   return text == "1" ? 1 : 0;

@@ -11,6 +11,10 @@ namespace mxconform::cli {
 // A whole number from 0 to `max` (inclusive).
 std::uint64_t parse_unsigned(const std::string& flag, const std::string& text, std::uint64_t max);
 
+inline constexpr std::size_t kMaxThreads = 1024;
+// A thread count: a whole number from 1 to kMaxThreads.
+std::size_t parse_threads(const std::string& flag, const std::string& text);
+
 // FP4 high parity: "0" or "1".
 int parse_parity(const std::string& flag, const std::string& text);
 

@@ -72,10 +72,11 @@ void describe_outputs(std::ostringstream& text, const QuantizeConfig& config, co
 }  // namespace
 
 std::string format_summary(const QuantizeConfig& config, const QuantizeSummary& summary,
-                           const std::string& backend, const std::string& input_path,
+                           const std::string& backend, const ThreadUse& threads, const std::string& input_path,
                            const std::string& data_path, const std::string& scale_path) {
   std::ostringstream text;
   text << "mxconform quantize: backend " << backend << "\n";
+  text << "  threads    " << threads.threads << (threads.why_fewer.empty() ? "" : " (" + threads.why_fewer + ")") << "\n";
   text << "  input      " << safe_text(input_path) << "  " << name(config.input) << " [" << config.partitions << ", "
        << config.free << "]\n";
   describe_outputs(text, config, data_path, scale_path);

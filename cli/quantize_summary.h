@@ -24,10 +24,16 @@ struct QuantizeSummary {
 QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* input,
                           const std::uint8_t* data, const std::uint8_t* scale);
 
-// Multi-line, aligned text naming the backend, files, shape, configuration and counts. Paths are
-// shown through safe_text.
+// How many threads a quantize ran on, and why fewer than asked for ("" when as many).
+struct ThreadUse {
+  std::size_t threads = 1;
+  std::string why_fewer;
+};
+
+// Multi-line, aligned text naming the backend, its threads, files, shape, configuration and
+// counts. Paths are shown through safe_text.
 std::string format_summary(const QuantizeConfig& config, const QuantizeSummary& summary,
-                           const std::string& backend, const std::string& input_path,
+                           const std::string& backend, const ThreadUse& threads, const std::string& input_path,
                            const std::string& data_path, const std::string& scale_path);
 
 // The same for a dequantize: backend, the data and scale read, the float32 output, configuration.

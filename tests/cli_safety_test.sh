@@ -52,6 +52,10 @@ expect_status 1 "mxconform quantize: error: unknown argument '--bogus'" quantize
 expect_status 1 "mxconform quantize: error: --lane-stride" $(q) --data "$work/d.npy" --scale "$work/s.npy" --lane-stride abc
 expect_status 1 "mxconform quantize: error: --lane-stride '-1'" $(q) --data "$work/d.npy" --scale "$work/s.npy" --lane-stride -1
 expect_status 1 "mxconform quantize: error: --high-parity '01'" $(q) --data "$work/d.npy" --scale "$work/s.npy" --high-parity 01
+for value in 0 1025 -1 +2 0x2 " 2" 2x "" 99999999999999999999; do
+  expect_status 1 "mxconform quantize: error: --threads '$value': expected a thread count from 1 to 1024" \
+    $(q) --data "$work/d.npy" --scale "$work/s.npy" --threads "$value"
+done
 expect_status 1 "mxconform dequantize: error: unknown argument '--bogus'" dequantize --bogus
 expect_status 1 "mxconform certify: error: unknown argument '--bogus'" certify --backend scalar --bogus
 expect_status 1 "mxconform certify: error: --backend is required" certify

@@ -7,12 +7,13 @@ mx=$1
 example=$2
 source "$(dirname "$0")/cli_checks.sh"
 
-# An .npy file with a hand-written header: npy NAME DESCR SHAPE DATA_BYTES
+# An .npy file with a hand-written header: npy NAME DESCR SHAPE DATA_BYTES [DATA_FILE]
+# (the data: the first DATA_BYTES of DATA_FILE, zeros without one)
 npy() {
   local header="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
   while (( (10 + ${#header} + 1) % 64 != 0 )); do header+=" "; done
   { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $(( (${#header} + 1) % 256 )))\\x$(printf %02x $(( (${#header} + 1) / 256 )))";
-    printf '%s\n' "$header"; head -c "$4" /dev/zero; } > "$1"
+    printf '%s\n' "$header"; head -c "$4" "${5:-/dev/zero}"; } > "$1"
 }
 
 # The same bits read as float16: only the descr differs ('<u2' -> '<f2', same length).
@@ -65,7 +66,32 @@ done
 "$mx" dequantize --quiet --data "$work/d4.npy" --scale "$work/s4.npy" --out-dtype fp4 --output "$work/y.npy" --force 2> "$work/summary" \
   && [[ ! -s "$work/summary" ]] && pass || fail "dequantize --quiet printed: $(cat "$work/summary")"
 
-# 3. Bad input: a clear line naming the file or rule, exit status 1, no output written.
+# 3. --threads 1, 2, 3 and the default write the oracle's files for a 200 x 520 tensor (25 partition
+# groups: cut every 4 groups in the physical layout, at any group in the logical one),
+# and the summary names the thread count.
+tail -c 4096 "$example" > "$work/example_bits"  # the example's 32 x 64 elements, repeated
+for _ in $(seq 51); do cat "$work/example_bits"; done > "$work/repeated_bits"
+npy "$work/large.npy" '<u2' '(200, 520)' 208000 "$work/repeated_bits"
+for knobs in "--out-dtype e4m3" "--out-dtype fp4 --lane-stride 32 --scale-layout logical" "--out-dtype fp4 --lane-stride 2"; do
+  "$mx" quantize --quiet --backend oracle --input "$work/large.npy" --in-dtype bfloat16 $knobs \
+    --data "$work/oracle.d.npy" --scale "$work/oracle.s.npy" --force 2> "$work/err" || fail "oracle $knobs: $(cat "$work/err")"
+  for threads in 1 2 3 default; do
+    threads_flag=(); [[ $threads == default ]] || threads_flag=(--threads "$threads")
+    "$mx" quantize --quiet --input "$work/large.npy" --in-dtype bfloat16 $knobs "${threads_flag[@]}" \
+      --data "$work/threads.d.npy" --scale "$work/threads.s.npy" --force 2> "$work/err" || fail "--threads $threads $knobs: $(cat "$work/err")"
+    if cmp -s "$work/oracle.d.npy" "$work/threads.d.npy" && cmp -s "$work/oracle.s.npy" "$work/threads.s.npy"; then pass
+    else fail "--threads $threads $knobs: files differ from the oracle's"; fi
+  done
+done
+"$mx" quantize --input "$work/large.npy" --in-dtype bfloat16 --out-dtype e4m3 --threads 3 --data "$work/threads.d.npy" \
+  --scale "$work/threads.s.npy" --force 2> "$work/summary"
+grep -q "^  threads    3$" "$work/summary" && pass || fail "summary lacks 'threads    3': $(cat "$work/summary")"
+"$mx" quantize --input "$example" --in-dtype bfloat16 --out-dtype e4m3 --threads 2 --data "$work/threads.d.npy" \
+  --scale "$work/threads.s.npy" --force 2> "$work/summary"
+grep -q "^  threads    1 (the tensor splits into at most 1 piece of whole block rows)$" "$work/summary" && pass \
+  || fail "summary of a 4-group tensor on 2 threads: $(cat "$work/summary")"
+
+# 4. Bad input: a clear line naming the file or rule, exit status 1, no output written.
 expect_error() {  # expect_error PATTERN ARGS...
   local pattern=$1; shift
   rm -f "$work/out.d.npy" "$work/out.s.npy"

@@ -20,6 +20,10 @@ done
 "$mx" quantize --input "$example" --in-dtype bfloat16 --out-dtype fp4 --lane-stride 8 --high-parity 0 --backend "$plugin" \
   --quiet --data "$work/p.npy" --scale "$work/ps.npy"
 check "quantize --backend PLUGIN with a lane stride and parity 0" cmp -s "$work/o.npy" "$work/p.npy"
+# The ABI promises a plug-in one call at a time: --threads does not split its work, and says so.
+"$mx" quantize --input "$example" --in-dtype bfloat16 --out-dtype e4m3 --backend "$plugin" --threads 4 \
+  --data "$work/t.npy" --scale "$work/ts.npy" 2> "$work/summary"
+check "quantize --backend PLUGIN --threads 4 runs on one thread" grep -q "^  threads    1 (a plug-in backend runs on one thread)$" "$work/summary"
 
 # dequantize: the ABI has no dequantize; the error says so and names what does.
 "$mx" dequantize --data "$work/oracle_e4m3.data.npy" --scale "$work/oracle_e4m3.scale.npy" --out-dtype e4m3 \
