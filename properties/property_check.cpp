@@ -4,17 +4,40 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
 
-namespace rc::detail {
-// Defined in librapidcheck (src/detail/Serialization) but declared in no installed header: the
-// string RC_PARAMS="reproduce=..." takes, as RapidCheck prints it for failures of its own runs.
-std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& reproduceMap);
-}  // namespace rc::detail
+#include <rapidcheck/detail/Serialization.h>
+
 
 namespace mxconform::properties {
+
+std::string reproduce_string(const std::unordered_map<std::string, rc::detail::Reproduce>& failures) {
+  // RapidCheck's RC_PARAMS "reproduce" value: the map in RapidCheck's serialized form (its
+  // installed Serialization.h), written 6 bits a character, least significant bit first, with the
+  // alphabet below and no padding. property_check_test parses it back through RC_PARAMS.
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+_";
+  constexpr int kBitsPerCharacter = 6;
+  std::vector<std::uint8_t> bytes;
+  rc::detail::serialize(failures, std::back_inserter(bytes));
+  std::string text;
+  unsigned pending_bits = 0;
+  int pending_count = 0;
+  for (const std::uint8_t byte : bytes) {
+    pending_bits |= static_cast<unsigned>(byte) << pending_count;
+    pending_count += 8;
+    while (pending_count >= kBitsPerCharacter) {
+      text += kAlphabet[pending_bits & 0b11'1111];
+      pending_bits >>= kBitsPerCharacter;
+      pending_count -= kBitsPerCharacter;
+    }
+  }
+  if (pending_count > 0) text += kAlphabet[pending_bits & 0b11'1111];
+  return text;
+}
+
 namespace {
 
 // The repro and summary of the case being checked, set by fail_with just before it throws.
@@ -179,7 +202,7 @@ PropertyOutcome execute(const rc::detail::Property& rc_property, RunState& state
     const auto& failure = result.get<rc::detail::FailureResult>();
     outcome.passed_cases = failure.numSuccess;
     outcome.message = state.last_summary.empty() ? failure.description : state.last_summary;
-    outcome.reproduce = rc::detail::reproduceMapToString({{outcome.id, failure.reproduce}});
+    outcome.reproduce = reproduce_string({{outcome.id, failure.reproduce}});
     outcome.repro = state.last_repro;
     // The reconstruction above must agree with RapidCheck wherever RapidCheck reports itself.
     const bool reconstructed = failure.reproduce == reproduce_of(params, failure.numSuccess, listener.path);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -103,6 +104,10 @@ PropertyOutcome execute(const rc::detail::Property& rc_property, RunState& state
                         const RunSettings& settings, int cases);
 
 }  // namespace detail
+
+// The value RC_PARAMS="reproduce=..." takes to replay `failures` (RapidCheck test id -> where its
+// shrunk failure is), as RapidCheck prints it for its own runs.
+std::string reproduce_string(const std::unordered_map<std::string, rc::detail::Reproduce>& failures);
 
 // Runs `property` against `subject` as RapidCheck test `id`, which a failure's reproduce string
 // names: the running gtest test's full name, followed by '#' and a qualifier when one test runs

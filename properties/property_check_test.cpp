@@ -7,6 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <thread>
+#include <unordered_map>
+
+#include <rapidcheck/detail/Configuration.h>
 
 #include "input_value.h"
 #include "mxconform/registry.h"
@@ -87,6 +90,38 @@ TEST(PropertyCheck, APromisedClassThatNoCaseHitsFailsTheRun) {
   EXPECT_EQ(outcome.passed_cases, 20);
   EXPECT_EQ(outcome.missed, std::vector<CoverageClass>{CoverageClass::kLargestShape});
   EXPECT_FALSE(outcome.passed());
+}
+
+}  // namespace
+}  // namespace mxconform::properties
+
+namespace mxconform::properties {
+namespace {
+
+// reproduce_string is read back by RapidCheck itself: RC_PARAMS is set before RapidCheck first
+// reads its configuration (this test runs in a process of its own under ctest), and the
+// failures RapidCheck then asks to reproduce are those encoded. The ids have every length from 0
+// to 11, so the last character holds 2, 4 or 6 bits, and the entries together use every one of
+// the 64 characters.
+TEST(ReproduceString, RapidCheckParsesItBackThroughRcParams) {
+  std::unordered_map<std::string, rc::detail::Reproduce> failures;
+  std::uint64_t seed = 0x9E37'79B9'7F4A'7C15;
+  for (int i = 0; i < 12; ++i) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    std::vector<std::size_t> path;
+    for (int j = 0; j < i; ++j) path.push_back(static_cast<std::size_t>((seed >> (j * 5)) & 0xFFFF));
+    std::string id(static_cast<std::size_t>(i), 'x');
+    for (int j = 0; j < i; ++j) id[static_cast<std::size_t>(j)] = static_cast<char>(' ' + ((seed >> (3 * j)) % 95));
+    failures[id + "#" + std::to_string(i)] = rc::detail::Reproduce{rc::Random(seed), i * 9, path};
+  }
+  const std::string text = reproduce_string(failures);
+  for (const char c : std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+_")) {
+    EXPECT_NE(text.find(c), std::string::npos) << "character '" << c << "' never used: add entries";
+  }
+  ASSERT_EQ(::setenv("RC_PARAMS", ("reproduce=" + text).c_str(), 1), 0);
+  const auto& parsed = rc::detail::configuration().reproduce;
+  ::unsetenv("RC_PARAMS");
+  EXPECT_EQ(parsed, failures) << text;
 }
 
 }  // namespace
