@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "mxconform/bit_cast.h"
+#include "mxconform/element_value.h"
 #include "oracle.h"
 
 namespace mxconform::certify {
@@ -30,21 +31,8 @@ struct InputBits {
 
 }  // namespace
 
-float input_value(InputDtype dtype, std::uint16_t bits) {
-  if (dtype == InputDtype::kBfloat16) return from_bits(static_cast<std::uint32_t>(bits) << 16);
-  const int sign = bits >> 15;
-  const int exponent = (bits >> Float16::kMantissaBits) & Float16::kExponentFieldMax;
-  const int mantissa = bits & Float16::kMantissaMask;
-  float magnitude;
-  if (exponent == static_cast<int>(Float16::kExponentFieldMax)) {
-    magnitude = mantissa == 0 ? INFINITY : NAN;
-  } else if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<float>(mantissa), Float16::kEmin - Float16::kMantissaBits);
-  } else {
-    magnitude = std::ldexp(static_cast<float>(mantissa + (1 << Float16::kMantissaBits)),
-                           exponent - Float16::kBias - Float16::kMantissaBits);
-  }
-  return sign ? -magnitude : magnitude;
+float input_float(InputDtype dtype, std::uint16_t bits) {
+  return static_cast<float>(mxconform::input_value(dtype, bits));  // exact: every input value is a float
 }
 
 ExhaustiveCampaign::ExhaustiveCampaign(InputDtype input, OutputDtype output, EmaxMode mode, Fp8NanPolicy policy) {
@@ -56,7 +44,7 @@ ExhaustiveCampaign::ExhaustiveCampaign(InputDtype input, OutputDtype output, Ema
   fields_.resize(0x10000);
   anchor_of_field_.assign(256, -1);
   for (std::uint32_t bits = 0; bits <= 0xFFFF; ++bits) {
-    fields_[bits] = static_cast<int>((to_bits(input_value(input, static_cast<std::uint16_t>(bits))) >> 23) & 0xFF);
+    fields_[bits] = static_cast<int>((to_bits(input_float(input, static_cast<std::uint16_t>(bits))) >> 23) & 0xFF);
     if ((bits & 0x8000) == 0) anchor_of_field_[fields_[bits]] = static_cast<int>(bits);
   }
   for (int e8m0 = 1; e8m0 <= 255 - emax_bias(config_); ++e8m0) {
@@ -117,7 +105,7 @@ std::vector<ExhaustiveTensor> ExhaustiveCampaign::tensors(int e8m0) {
   int band_trigger = -1;  // the largest positive pattern with y in the subnormal band
   for (std::uint32_t bits = 0; bits <= 0xFFFF; ++bits) {
     if (fields_[bits] > field) continue;
-    const double y = std::fabs(static_cast<double>(input_value(config_.input, static_cast<std::uint16_t>(bits)) * m));
+    const double y = std::fabs(static_cast<double>(input_float(config_.input, static_cast<std::uint16_t>(bits)) * m));
     const bool in_band = y >= subnormal_low && y < normal_low;
     const bool subnormal_input = fields_[bits] != 0 && !input.normal_or_special(bits);
     patterns.push_back(static_cast<std::uint16_t>(bits));
@@ -241,7 +229,7 @@ std::optional<ExhaustiveTensor> ExhaustiveCampaign::build(int e8m0, const Contex
     for (std::size_t r = 0; r < kBlockRows; ++r) {
       for (std::size_t c = 0; c < kBlockCols; ++c) {
         const std::size_t k = r * columns + b * kBlockCols + c;
-        t.codes[k] = expected_code(to_bits(input_value(config_.input, t.input[k]) * block_m));
+        t.codes[k] = expected_code(to_bits(input_float(config_.input, t.input[k]) * block_m));
       }
     }
   }

@@ -62,7 +62,7 @@ class ExhaustiveCampaign {
   std::unordered_map<std::uint32_t, std::uint8_t> expected_;
 };
 
-// The input's value as a float, from the format definitions (exact).
-float input_value(InputDtype dtype, std::uint16_t bits);
+// The input's value as a float (exact: every bfloat16 and float16 value is one).
+float input_float(InputDtype dtype, std::uint16_t bits);
 
 }  // namespace mxconform::certify

@@ -10,7 +10,7 @@
 #include "block_explanation.h"
 #include "corpus_loader.h"
 #include "mxconform/error.h"
-#include "mxconform/npy.h"
+#include "mxconform/tensor_files.h"
 #include "mxconform/registry.h"
 #include "mxconform/subject.h"
 #include "option_values.h"
@@ -41,20 +41,12 @@ std::shared_ptr<const Implementation> explain_subject(const std::string& name, c
 }
 
 // The raw bits and shape of a 2-D .npy input: <u2 bits of --in-dtype, or <f2 float16 values.
-void read_npy_input(const ExplainOptions& options, corpus::ExplainRequest& request) {
-  const npy::Array array = npy::read(options.input_path);
-  if (array.shape.size() != 2) throw Error(options.input_path + ": expected a 2-D array [P, F]");
-  if (array.type == npy::ElementType::kFloat16) {
-    request.config.input = InputDtype::kFloat16;
-  } else if (array.type == npy::ElementType::kUint16 && !options.in_dtype.empty()) {
-    request.config.input = parse_input_dtype(options.in_dtype);
-  } else {
-    throw Error(options.input_path + ": expected <u2 raw bits with --in-dtype bfloat16|float16, or <f2 float16 values");
-  }
-  request.config.partitions = array.shape[0];
-  request.config.free = array.shape[1];
-  request.input.resize(array.bytes.size() / sizeof(std::uint16_t));
-  std::memcpy(request.input.data(), array.bytes.data(), request.input.size() * sizeof(std::uint16_t));
+void read_npy_input(const ExplainOptions& options, reports::ExplainRequest& request) {
+  InputTensor input = read_input_tensor(options.input_path, options.in_dtype);
+  request.config.input = input.dtype;
+  request.config.partitions = input.partitions;
+  request.config.free = input.free;
+  request.input = std::move(input.bits);
 }
 
 }  // namespace
@@ -104,8 +96,8 @@ CLI::App* add_explain_command(CLI::App& app, ExplainOptions& options) {
 }
 
 int run_explain(const ExplainOptions& options) {
-  corpus::ExplainRequest request;
-  request.colour = corpus::colour_wanted(STDOUT_FILENO);
+  reports::ExplainRequest request;
+  request.colour = reports::colour_wanted(STDOUT_FILENO);
   std::vector<corpus::CorpusCase> cases;
   if (!options.corpus_path.empty()) {
     if (options.id.empty()) throw Error("explain --corpus needs --id ID");
@@ -129,9 +121,9 @@ int run_explain(const ExplainOptions& options) {
   if (!options.block.empty()) {
     std::tie(request.group, request.column_block) = parse_block(options.block);
   } else if (request.subject != nullptr) {
-    std::tie(request.group, request.column_block) = corpus::first_differing_block(*request.corpus_case, *request.subject);
+    std::tie(request.group, request.column_block) = reports::first_differing_block(*request.corpus_case, *request.subject);
   }
-  std::cout << corpus::explain_block(request);
+  std::cout << reports::explain_block(request);
   return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
+#include "mxconform/tensor_files.h"
 #include "mxconform/parallel_quantize.h"
 #include "mxconform/registry.h"
 #include "mxconform/subject.h"
@@ -79,14 +80,8 @@ std::shared_ptr<const Implementation> select_backend(const std::string& wanted, 
   return subject;
 }
 
-std::string shape_text(const std::vector<std::size_t>& shape) {
-  std::string text = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + (shape.size() == 1 ? ",)" : ")");
-}
-
 // The threads a quantize of `config` by `subject` runs on when `requested` are asked for.
-ThreadUse thread_use(const Implementation& subject, const QuantizeConfig& config, std::size_t requested) {
+reports::ThreadUse thread_use(const Implementation& subject, const QuantizeConfig& config, std::size_t requested) {
   if (requested > 1 && !quantizes_in_parallel(subject)) return {1, "a plug-in backend runs on one thread"};
   const std::size_t pieces = split_into_pieces(config, requested).size();
   if (pieces < requested) {
@@ -101,36 +96,19 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
                  bool quiet) {
   const std::size_t threads = threads_text ? parse_threads("--threads", *threads_text) : default_quantize_threads();
   check_output_paths({input_path}, {data_path, scale_path}, knobs.force);
-  npy::Array input = npy::read(input_path);
-  if (input.shape.size() != 2) {
-    throw Error(input_path + ": expected a 2-D array [P, F], got shape " + shape_text(input.shape));
-  }
+  InputTensor input = read_input_tensor(input_path, in_dtype);
   QuantizeConfig config;
-  if (input.type == npy::ElementType::kFloat16) {
-    if (!in_dtype.empty() && parse_input_dtype(in_dtype) != InputDtype::kFloat16) {
-      throw Error(input_path + ": holds <f2 (float16) values but --in-dtype is " + in_dtype);
-    }
-    config.input = InputDtype::kFloat16;
-  } else if (input.type == npy::ElementType::kUint16) {
-    if (in_dtype.empty()) throw Error(input_path + ": holds <u2 raw bits; say which with --in-dtype bfloat16|float16");
-    config.input = parse_input_dtype(in_dtype);
-  } else {
-    throw Error(input_path + ": dtype " + std::string(npy::descr(input.type)) +
-                " is not an input; expected <u2 (raw bfloat16/float16 bits) or <f2 (float16)");
-  }
-  config.partitions = input.shape[0];
-  config.free = input.shape[1];
+  config.input = input.dtype;
+  config.partitions = input.partitions;
+  config.free = input.free;
   apply_knobs(knobs, config);
   validate(config);
   const std::shared_ptr<const Implementation> subject = select_backend(knobs.backend, config);
   const Implementation& backend = *subject;
 
-  const Geometry g = geometry(config);
-  std::vector<std::uint16_t> elements(config.partitions * config.free);
-  std::memcpy(elements.data(), input.bytes.data(), elements.size() * sizeof(std::uint16_t));
-  npy::Array data{npy::ElementType::kUint8, {config.partitions, g.data_row_bytes}, std::vector<std::uint8_t>(g.data_bytes)};
-  // Rows that no slot names are 0 in the file: the buffer starts zeroed and backends leave them.
-  npy::Array scale{npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, std::vector<std::uint8_t>(g.scale_bytes, 0)};
+  const std::vector<std::uint16_t>& elements = input.bits;
+  npy::Array data = empty_data_tensor(config);
+  npy::Array scale = empty_scale_tensor(config);  // rows that no slot names stay 0: backends leave them
   quantize_parallel(backend, config, elements.data(), data.bytes.data(), scale.bytes.data(), threads);
 
   npy::write(data_path, data, knobs.force);
@@ -139,8 +117,8 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
   // The outputs are written: a summary that cannot be computed (out of memory) does not fail the command.
   std::string text;
   try {
-    const QuantizeSummary summary = summarize(config, elements.data(), data.bytes.data(), scale.bytes.data());
-    text = format_summary(config, summary, std::string(backend.name()), thread_use(backend, config, threads), input_path,
+    const reports::QuantizeSummary summary = reports::summarize(config, elements.data(), data.bytes.data(), scale.bytes.data());
+    text = reports::format_summary(config, summary, std::string(backend.name()), thread_use(backend, config, threads), input_path,
                           data_path, scale_path);
   } catch (const std::exception& error) {
     print_error("quantize", error.what(), "outputs written; the summary could not be computed");
@@ -153,26 +131,11 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
 int run_dequantize(const std::string& data_path, const std::string& scale_path, const std::string& output_path,
                    const KnobOptions& knobs, bool quiet) {
   check_output_paths({data_path, scale_path}, {output_path}, knobs.force);
-  npy::Array data = npy::read(data_path);
-  npy::Array scale = npy::read(scale_path);
-  for (const auto* each : {&data, &scale}) {
-    const std::string& path = each == &data ? data_path : scale_path;
-    if (each->type != npy::ElementType::kUint8) {
-      throw Error(path + ": expected |u1 bytes, got dtype " + std::string(npy::descr(each->type)));
-    }
-    if (each->shape.size() != 2) throw Error(path + ": expected a 2-D array, got shape " + shape_text(each->shape));
-  }
   QuantizeConfig config;
   apply_knobs(knobs, config);
-  config.partitions = data.shape[0];
-  config.free = is_fp4(config.output) ? data.shape[1] * 2 : data.shape[1];
-  validate(config);
-  const Geometry g = geometry(config);
-  if (scale.shape[0] != g.scale_rows || scale.shape[1] != g.block_cols) {
-    throw Error(scale_path + ": shape " + shape_text(scale.shape) + " does not match data " + shape_text(data.shape) +
-                " for " + std::string(name(config.output)) + " with the " + std::string(name(config.scale_layout)) +
-                " layout; expected (" + std::to_string(g.scale_rows) + ", " + std::to_string(g.block_cols) + ")");
-  }
+  const OutputTensors tensors = read_output_tensors(data_path, scale_path, config);
+  const npy::Array& data = tensors.data;
+  const npy::Array& scale = tensors.scale;
   const std::shared_ptr<const Implementation> subject = select_backend(knobs.backend, config);
   const Implementation& backend = *subject;
   npy::Array output{npy::ElementType::kFloat32, {config.partitions, config.free},
@@ -181,7 +144,7 @@ int run_dequantize(const std::string& data_path, const std::string& scale_path, 
   backend.dequantize(config, data.bytes.data(), scale.bytes.data(), values.data());
   std::memcpy(output.bytes.data(), values.data(), output.bytes.size());
   npy::write(output_path, output, knobs.force);
-  if (!quiet) std::cerr << format_dequantize_summary(config, std::string(backend.name()), data_path, scale_path, output_path);
+  if (!quiet) std::cerr << reports::format_dequantize_summary(config, std::string(backend.name()), data_path, scale_path, output_path);
   return kExitSuccess;
 }
 

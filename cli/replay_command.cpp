@@ -19,8 +19,8 @@
 namespace mxconform::cli {
 namespace {
 
-using corpus::Style;
-using corpus::styled;
+using reports::Style;
+using reports::styled;
 using corpus::Verdict;
 
 // The subjects to replay against: those named (built-ins or plug-ins), else every built-in that
@@ -78,7 +78,7 @@ CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options) {
 }
 
 int run_replay(const ReplayOptions& options) {
-  const bool colour = corpus::colour_wanted(STDOUT_FILENO);
+  const bool colour = reports::colour_wanted(STDOUT_FILENO);
   const std::vector<corpus::CorpusCase> cases = corpus::load_corpus(options.paths);
   const std::vector<std::shared_ptr<const Implementation>> backends = subjects(options.backends, colour);
   if (backends.empty()) throw Error("no backend to replay against runs on this CPU");

@@ -1,5 +1,7 @@
 #include "input_value.h"
 
+#include "mxconform/element_value.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -64,21 +66,7 @@ bool is_negative(InputDtype dtype, std::uint16_t bits) { return (bits & layout(d
 
 bool is_zero_or_subnormal(InputDtype dtype, std::uint16_t bits) { return exponent_of(layout(dtype), bits) == 0; }
 
-double value_of(InputDtype dtype, std::uint16_t bits) {
-  const Layout& l = layout(dtype);
-  const std::uint32_t exponent = exponent_of(l, bits);
-  const std::uint32_t mantissa = bits & l.mantissa_mask;
-  double magnitude;
-  if (exponent == l.exponent_max) {
-    magnitude = mantissa == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-  } else if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<double>(mantissa), 1 - l.bias - l.mantissa_bits);
-  } else {
-    const double significand = static_cast<double>(mantissa | (1u << l.mantissa_bits));
-    magnitude = std::ldexp(significand, static_cast<int>(exponent) - l.bias - l.mantissa_bits);
-  }
-  return (bits & l.sign_mask) != 0 ? -magnitude : magnitude;
-}
+double value_of(InputDtype dtype, std::uint16_t bits) { return input_value(dtype, bits); }
 
 std::optional<std::uint16_t> bits_of(InputDtype dtype, double value) {
   const Layout& l = layout(dtype);

@@ -68,7 +68,7 @@ TEST_P(ExhaustiveElements, EveryPatternAtEveryReachableE8m0) {
                 char text[160];
                 std::snprintf(text, sizeof text,
                               "input 0x%04X at E8M0 %d: y = 0x%08X, expected code 0x%02X, actual 0x%02X", t.input[k],
-                              block_e8m0, to_bits(certify::input_value(input, t.input[k]) * multiplier(block_e8m0)),
+                              block_e8m0, to_bits(certify::input_float(input, t.input[k]) * multiplier(block_e8m0)),
                               t.codes[k], actual);
                 FAIL() << subject->name() << ": " << text << " (pattern blocks at E8M0 " << e8m0 << ", " << t.context
                        << "); " << describe(t.config);
@@ -110,7 +110,7 @@ TEST(ExhaustivePrescale, OracleProductMatchesTheX86Multiply) {
       for (std::uint32_t bits = 0; bits <= 0xFFFF; bits += (e8m0 == 1 || e8m0 == 254 ? 1 : 7)) {
         const oracle::Value y = oracle::prescale(oracle::decode(format, bits), m);
         const std::uint32_t hardware =
-            to_bits(certify::input_value(input, static_cast<std::uint16_t>(bits)) * multiplier(e8m0));
+            to_bits(certify::input_float(input, static_cast<std::uint16_t>(bits)) * multiplier(e8m0));
         const oracle::Value want = oracle::decode(Float32::info(), hardware);
         ASSERT_EQ(y.kind, want.kind) << std::hex << bits << " e8m0 " << std::dec << e8m0;
         ASSERT_EQ(y.negative, want.negative) << std::hex << bits << " e8m0 " << std::dec << e8m0;

@@ -1,9 +1,9 @@
-// corpus/text_table.h: aligned columns, with colour that never moves them.
+// reports/text_table.h: aligned columns, with colour that never moves them.
 #include <gtest/gtest.h>
 
 #include "text_table.h"
 
-namespace mxconform::corpus {
+namespace mxconform::reports {
 namespace {
 
 TEST(TextTable, AlignsLeftAndRight) {
@@ -31,4 +31,4 @@ TEST(TextTable, NoColourWithoutATerminal) {
 }
 
 }  // namespace
-}  // namespace mxconform::corpus
+}  // namespace mxconform::reports

@@ -1,4 +1,4 @@
-// corpus/block_explanation.h: the explanation states each step's numbers and reasons.
+// reports/block_explanation.h: the explanation states each step's numbers and reasons.
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,7 +14,9 @@
 #include "oracle.h"
 #include "repro_writer.h"
 
-namespace mxconform::corpus {
+namespace mxconform::reports {
+
+using namespace corpus;
 namespace {
 
 const CorpusCase& corpus_case(const std::string& id) {
@@ -157,4 +159,4 @@ TEST(Explain, RefusesABlockOutsideTheTensor) {
 }
 
 }  // namespace
-}  // namespace mxconform::corpus
+}  // namespace mxconform::reports

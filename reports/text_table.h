@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace mxconform::corpus {
+namespace mxconform::reports {
 
 enum class Style { kPlain, kHeading, kDim, kGood, kNote, kWarn, kBad };
 
@@ -38,4 +38,4 @@ class TextTable {
   std::vector<std::vector<Cell>> rows_;
 };
 
-}  // namespace mxconform::corpus
+}  // namespace mxconform::reports

@@ -10,7 +10,9 @@
 #include "corpus_case.h"
 #include "mxconform/implementation.h"
 
-namespace mxconform::corpus {
+namespace mxconform::reports {
+
+using corpus::CorpusCase;
 
 struct ExplainRequest {
   QuantizeConfig config;                    // validated by explain_block
@@ -30,4 +32,4 @@ std::string explain_block(const ExplainRequest& request);
 // (0, 0) when they agree everywhere.
 std::pair<std::size_t, std::size_t> first_differing_block(const CorpusCase& c, const Implementation& subject);
 
-}  // namespace mxconform::corpus
+}  // namespace mxconform::reports

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-namespace mxconform::corpus {
+namespace mxconform::reports {
 namespace {
 
 constexpr const char* kReset = "\033[0m";
@@ -73,4 +73,4 @@ std::string TextTable::render(const std::string& indent, bool colour) const {
   return out;
 }
 
-}  // namespace mxconform::corpus
+}  // namespace mxconform::reports

@@ -11,7 +11,9 @@
 #include "text_table.h"
 #include "value_text.h"
 
-namespace mxconform::corpus {
+namespace mxconform::reports {
+
+using namespace corpus;  // the case, its syntaxes and value text
 namespace {
 
 using oracle::Rational;
@@ -450,4 +452,4 @@ std::pair<std::size_t, std::size_t> first_differing_block(const CorpusCase& c, c
   return {0, 0};
 }
 
-}  // namespace mxconform::corpus
+}  // namespace mxconform::reports

@@ -9,17 +9,17 @@
 
 #include "mxconform/safe_text.h"
 #include "mxconform/scale_layout.h"
-#include "scalar_backend.h"
-#include "widen.h"
+#include "mxconform/element_value.h"
+#include "mxconform/registry.h"
 
-namespace mxconform::cli {
+namespace mxconform::reports {
 
 QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* input,
                           const std::uint8_t* data, const std::uint8_t* scale) {
   const Geometry g = geometry(config);
   const std::size_t count = config.partitions * config.free;
   std::vector<float> values(count);
-  impl::scalar_backend().dequantize(config, data, scale, values.data());
+  best_implementation().dequantize(config, data, scale, values.data());
   const double max_value = element_format(config.output).max_value;
 
   QuantizeSummary s;
@@ -30,10 +30,7 @@ QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* inp
     const std::size_t scales_at = scale_row(config, group);
     for (std::size_t col = 0; col < config.free; ++col) {
       const std::size_t k = row * config.free + col;
-      const std::uint32_t bits = config.input == InputDtype::kBfloat16 ? impl::widen_bf16(input[k])
-                                                                       : impl::widen_f16(input[k]);
-      float x;
-      std::memcpy(&x, &bits, sizeof x);
+      const double x = input_value(config.input, input[k]);
       const int e8m0 = scale[scales_at * g.block_cols + col / kBlockCols];
       s.scale_min = std::min(s.scale_min, e8m0);
       s.scale_max = std::max(s.scale_max, e8m0);
@@ -44,8 +41,8 @@ QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* inp
         continue;
       }
       if (std::isinf(x)) ++s.inf;
-      if (std::fabs(static_cast<double>(x)) > block_max && std::fabs(actual) == block_max) ++s.saturated;
-      if (std::isfinite(x) && x != 0.0f && actual == 0.0) ++s.flushed;
+      if (std::fabs(x) > block_max && std::fabs(actual) == block_max) ++s.saturated;
+      if (std::isfinite(x) && x != 0.0 && actual == 0.0) ++s.flushed;
     }
   }
   return s;
@@ -100,4 +97,4 @@ std::string format_dequantize_summary(const QuantizeConfig& config, const std::s
   return text.str();
 }
 
-}  // namespace mxconform::cli
+}  // namespace mxconform::reports

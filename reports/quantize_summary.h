@@ -7,7 +7,7 @@
 
 #include "mxconform/quantize_config.h"
 
-namespace mxconform::cli {
+namespace mxconform::reports {
 
 struct QuantizeSummary {
   std::size_t elements = 0;
@@ -20,7 +20,7 @@ struct QuantizeSummary {
 };
 
 // Classifies every element from the input, the logical scales and the dequantized output
-// (computed with the scalar implementation).
+// (dequantized by the fastest built-in this CPU runs, whatever subject quantized).
 QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* input,
                           const std::uint8_t* data, const std::uint8_t* scale);
 
@@ -41,4 +41,4 @@ std::string format_dequantize_summary(const QuantizeConfig& config, const std::s
                                       const std::string& data_path, const std::string& scale_path,
                                       const std::string& output_path);
 
-}  // namespace mxconform::cli
+}  // namespace mxconform::reports
