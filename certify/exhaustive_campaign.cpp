@@ -233,15 +233,10 @@ std::optional<ExhaustiveTensor> ExhaustiveCampaign::build(int e8m0, const Contex
       }
     }
   }
-  // Packing with stride 0, high parity 1: element 2j in the low nibble.
-  if (is_fp4(config_.output)) {
-    t.expected_data.resize(t.codes.size() / 2);
-    for (std::size_t j = 0; j < t.expected_data.size(); ++j) {
-      t.expected_data[j] = static_cast<std::uint8_t>(t.codes[2 * j] | (t.codes[2 * j + 1] << 4));
-    }
-  } else {
-    t.expected_data = t.codes;
-  }
+  // Packed as the oracle packs (stride 0, high parity 1: element 2j in the low nibble).
+  const std::vector<std::uint32_t> codes(t.codes.begin(), t.codes.end());
+  t.expected_data.resize(geometry(t.config).data_bytes);
+  oracle::pack(t.config, codes, t.expected_data.data());
   return t;
 }
 

@@ -227,6 +227,21 @@ std::size_t physical_scale_row(std::size_t i) {
   return (i / kRowsPerGroup) * kRowsBetweenGroups + i % kRowsPerGroup;
 }
 
+void pack(const QuantizeConfig& config, const std::vector<std::uint32_t>& codes, std::uint8_t* data) {
+  const std::size_t count = config.partitions * config.free;
+  if (info(config.output).element != ElementKind::kFp4E2m1) {
+    for (std::size_t k = 0; k < count; ++k) data[k] = static_cast<std::uint8_t>(codes[k]);
+    return;
+  }
+  std::vector<std::uint32_t> nibble_at(count);
+  for (std::size_t k = 0; k < count; ++k) nibble_at[nibble_position(k, config.fp4_lane_stride)] = codes[k];
+  std::fill(data, data + count / 2, 0);
+  for (std::size_t position = 0; position < count; ++position) {
+    const bool high = static_cast<int>(position % 2) == config.fp4_high_parity;
+    data[position / 2] |= static_cast<std::uint8_t>(high ? nibble_at[position] << 4 : nibble_at[position]);
+  }
+}
+
 void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
               std::uint8_t* scale) {
   validate(config);
@@ -264,19 +279,7 @@ void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uin
   }
 
   // Step 6: pack.
-  if (element == ElementKind::kFp4E2m1) {
-    std::vector<std::uint32_t> nibble_at(p * f);
-    for (std::size_t k = 0; k < p * f; ++k) {
-      nibble_at[nibble_position(k, config.fp4_lane_stride)] = codes[k];
-    }
-    std::fill(data, data + p * f / 2, 0);
-    for (std::size_t position = 0; position < p * f; ++position) {
-      const bool high = static_cast<int>(position % 2) == config.fp4_high_parity;
-      data[position / 2] |= static_cast<std::uint8_t>(high ? nibble_at[position] << 4 : nibble_at[position]);
-    }
-  } else {
-    for (std::size_t k = 0; k < p * f; ++k) data[k] = static_cast<std::uint8_t>(codes[k]);
-  }
+  pack(config, codes, data);
 
   // Step 7: scale rows.
   for (std::size_t g = 0; g < groups; ++g) {

@@ -65,6 +65,10 @@ std::uint32_t narrow(const Value& y, ElementKind element, Fp8NanPolicy nan_polic
 // window of 2*stride nibbles; stride 0 keeps it in place.
 std::size_t nibble_position(std::size_t k, std::size_t stride);
 
+// Step 6: the P*F element codes (partition-major) into the data bytes: one a byte for FP8; for FP4
+// two a byte, nibble positions by the lane remap, position r high when (r & 1) == parity.
+void pack(const QuantizeConfig& config, const std::vector<std::uint32_t>& codes, std::uint8_t* data);
+
 // The physical scale row of logical row i.
 std::size_t physical_scale_row(std::size_t i);
 

@@ -7,7 +7,7 @@
 #include "mxconform/backend_params.h"
 #include "mxconform/error.h"
 #include "mxconform/formats.h"
-#include "mxconform/scale_layout.h"
+#include "mxconform/quantize_config.h"
 #include "scalar_backend.h"
 #include "widen.h"
 
@@ -40,9 +40,7 @@ std::size_t QuantizeCall::block_element(std::size_t b, std::size_t i) const {
 
 std::uint8_t& QuantizeCall::block_scale(std::size_t b) const {
   const std::size_t block_cols = static_cast<std::size_t>(params->free) / kBlockCols;
-  const std::size_t group = b / block_cols;
-  const std::size_t row = params->scale_layout == MXC_SCALE_PHYSICAL ? scale_slot(group) : group;
-  return scale[row * block_cols + b % block_cols];
+  return scale[scale_row(config_from_params(*params), b / block_cols) * block_cols + b % block_cols];
 }
 
 int QuantizeCall::fail(const char* reason) const {
