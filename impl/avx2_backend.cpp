@@ -61,21 +61,17 @@ constexpr std::size_t kPrefetchElements = 4 * kWideChunkCols;
 // E8M0) pair against the oracle.
 template <class Format>
 struct VectorNarrow {
-  static constexpr int kShift = Float32::kMantissaBits - Format::kMantissaBits;
-  static constexpr int kMinNormalBits = (Float32::kBias + Format::kEmin) << Float32::kMantissaBits;
-  static constexpr int kMagicOffset = kShift << Float32::kMantissaBits;  // bits(C) - bits(2^E)
-  // (E + bias - 1) << m = (bits(2^E) >> shift) - kCodeRebias.
-  static constexpr int kCodeRebias = (Float32::kBias + 1 - Format::kBias) << Format::kMantissaBits;
+  using C = simd::Fp32NarrowConstants<Format>;
 
   // Codes of eight magnitudes (sign clear, no NaN).
   MXCONFORM_AVX2 static __m256i magnitude(__m256 y) {
     const __m256i exponent = _mm256_max_epi32(
         _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(static_cast<int>(Float32::kExponentMask))),
-        _mm256_set1_epi32(kMinNormalBits));
-    const __m256i magic = _mm256_add_epi32(exponent, _mm256_set1_epi32(kMagicOffset));
+        _mm256_set1_epi32(C::kMinNormalBits));
+    const __m256i magic = _mm256_add_epi32(exponent, _mm256_set1_epi32(C::kMagicOffset));
     const __m256i sum = _mm256_castps_si256(_mm256_add_ps(y, _mm256_castsi256_ps(magic)));
     const __m256i multiple = _mm256_sub_epi32(sum, magic);  // k
-    const __m256i binade = _mm256_sub_epi32(_mm256_srli_epi32(exponent, kShift), _mm256_set1_epi32(kCodeRebias));
+    const __m256i binade = _mm256_sub_epi32(_mm256_srli_epi32(exponent, C::kShift), _mm256_set1_epi32(C::kCodeRebias));
     return _mm256_min_epu32(_mm256_add_epi32(multiple, binade), _mm256_set1_epi32(static_cast<int>(Format::kMaxCode)));
   }
 
@@ -123,52 +119,39 @@ MXCONFORM_AVX2 inline __m256i opaque(__m256i value) {
 // lane is forced or flagged.
 // exhaustive_element_test checks every reachable (input pattern, E8M0) pair against the oracle.
 template <InputDtype kInput, class Format>
-class LaneNarrow16 {
+class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
  public:
-  static constexpr int kInputMantissa = InputLayout<kInput>::kMantissaBits;
-  static constexpr int kShift = kInputMantissa - Format::kMantissaBits;
-  static constexpr int kHalfLessOne = (1 << (kShift - 1)) - 1;  // folded into D
-  static constexpr int kNormal = 1 << kInputMantissa;             // t at the smallest normal
-  static constexpr int kKill = -Format::kMantissaBits * kNormal;  // K
-  static constexpr bool kFp4 = std::is_same_v<Format, E2M1>;
-  // d + B - Bi <= -(m + 1) for every block, i.e. E8M0 >= 128 - Bi + B + m.
-  static constexpr int kMinE8m0 = Float32::kBias + 1 - InputLayout<kInput>::kBias + Format::kBias + Format::kMantissaBits;
-  // D + kHalfLessOne = kRebias - (e8m0 << mi).
-  static constexpr int kRebias = ((Float32::kBias + Format::kBias - InputLayout<kInput>::kBias) << kInputMantissa) + kHalfLessOne;
-  // FP8 lanes with t in [K, 2^mi) have (t + kHalfLessOne - kWindowStart) mod 2^16 < kWindowWidth.
-  static constexpr int kWindowStart = kKill + kHalfLessOne;
-  static constexpr int kWindowWidth = kNormal - kKill;
-  static_assert(kWindowWidth < (1 << 16));
+  using L = simd::LaneConstants<kInput, Format>;
 
-  // D + kHalfLessOne per lane, from each lane's E8M0.
+  // D + L::kHalfLessOne per lane, from each lane's E8M0.
   MXCONFORM_AVX2 static __m256i rebias(__m256i e8m0) {
-    return _mm256_sub_epi16(_mm256_set1_epi16(lane16(kRebias)), _mm256_slli_epi16(e8m0, kInputMantissa));
+    return _mm256_sub_epi16(_mm256_set1_epi16(lane16(L::kRebias)), _mm256_slli_epi16(e8m0, L::kInputMantissa));
   }
 
   MXCONFORM_AVX2 LaneNarrow16()
       : magnitude_mask_(opaque(_mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask)))),
         one_(opaque(_mm256_set1_epi16(1))),
         max_code_(opaque(_mm256_set1_epi16(lane16(Format::kMaxCode)))),
-        window_start_(opaque(_mm256_set1_epi16(lane16(kWindowStart)))),
-        above_quarter_(opaque(_mm256_set1_epi16(lane16(-kNormal + kHalfLessOne)))),
-        half_up_(opaque(_mm256_set1_epi16(lane16(kNormal / 2 - 1 + kHalfLessOne)))),
+        window_start_(opaque(_mm256_set1_epi16(lane16(L::kWindowStart)))),
+        above_quarter_(opaque(_mm256_set1_epi16(lane16(-L::kNormal + L::kHalfLessOne)))),
+        half_up_(opaque(_mm256_set1_epi16(lane16(L::kNormal / 2 - 1 + L::kHalfLessOne)))),
         max_code_bytes_(opaque(_mm256_set1_epi8(static_cast<char>(Format::kMaxCode)))),
         sign_bytes_(opaque(_mm256_set1_epi8(static_cast<char>(Format::kSignMask)))) {}
 
   // The magnitude bits of sixteen inputs.
   MXCONFORM_AVX2 __m256i magnitude(__m256i v) const { return _mm256_and_si256(v, magnitude_mask_); }
 
-  // Codes of sixteen inputs `v` whose lanes' D + kHalfLessOne are `rebiased`, with the sign left
+  // Codes of sixteen inputs `v` whose lanes' D + L::kHalfLessOne are `rebiased`, with the sign left
   // out: FP4 codes in [0, 7]; FP8 codes still to be clamped to [0, max code] (fp8_bytes does).
-  // Lanes the formula cannot decide lower `flags` below kWindowWidth (FP8 subnormal band) and
-  // `input_flags` below kNormal - 1 (general path: a subnormal input).
+  // Lanes the formula cannot decide lower `flags` below L::kWindowWidth (FP8 subnormal band) and
+  // `input_flags` below L::kNormal - 1 (general path: a subnormal input).
   template <bool kGeneral>
   MXCONFORM_AVX2 __m256i codes(__m256i v, __m256i rebiased, __m256i& flags, __m256i& input_flags) const {
     const __m256i magnitude = _mm256_and_si256(v, magnitude_mask_);
-    const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + kHalfLessOne
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(v, kShift), one_);
-    __m256i code = _mm256_srai_epi16(_mm256_add_epi16(t, lsb), kShift);
-    if (kFp4) {
+    const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(v, L::kShift), one_);
+    __m256i code = _mm256_srai_epi16(_mm256_add_epi16(t, lsb), L::kShift);
+    if (L::kFp4) {
       // The band's code, 0, 1 or 2, is at least the formula's there (at most 0 below t = 0, and
       // RNE(t / 2^s) of at most 1 or 2 above), and at most 2, the smallest normal code: so the
       // larger of the two is right in every lane.
@@ -199,14 +182,14 @@ class LaneNarrow16 {
 
   // True when a row's `flags` name a lane in the FP8 subnormal band.
   MXCONFORM_AVX2 static bool in_subnormal_band(__m256i flags) {
-    if (kFp4) return false;
-    const __m256i hit = _mm256_subs_epu16(_mm256_set1_epi16(lane16(kWindowWidth)), flags);
+    if (L::kFp4) return false;
+    const __m256i hit = _mm256_subs_epu16(_mm256_set1_epi16(lane16(L::kWindowWidth)), flags);
     return !_mm256_testz_si256(hit, hit);
   }
 
   // True when a row's `input_flags` name a subnormal input (general path only).
   MXCONFORM_AVX2 static bool has_subnormal_input(__m256i input_flags) {
-    const __m256i hit = _mm256_subs_epu16(_mm256_set1_epi16(lane16(kNormal - 1)), input_flags);
+    const __m256i hit = _mm256_subs_epu16(_mm256_set1_epi16(lane16(L::kNormal - 1)), input_flags);
     return !_mm256_testz_si256(hit, hit);
   }
 
@@ -219,25 +202,25 @@ class LaneNarrow16 {
   // normal code.
   template <bool kGeneral>
   MXCONFORM_AVX2 static __m256i with_subnormal_band(__m256i v, __m256i rebiased, __m256i code) {
-    static_assert(!kFp4, "FP4 decides its subnormal band in codes()");
-    constexpr int kSignificandShift = kInputMantissa + 1;
+    static_assert(!L::kFp4, "FP4 decides its subnormal band in codes()");
+    constexpr int kSignificandShift = L::kInputMantissa + 1;
     constexpr int kIndexOffset = Format::kMantissaBits + 2;  // table index E + m + 2
     const __m256i magnitude = _mm256_and_si256(v, _mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask)));
-    const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + kHalfLessOne
+    const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
     // Indices 0 and 1 (E = -m - 1 and below, clamped to 0) give 0; so does every high byte.
     const __m256i scales = _mm256_setr_epi8(0, 0, 1 << 0, 1 << 1, 1 << 2, Format::kMantissaBits >= 3 ? 1 << 3 : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                             0, 0, 1 << 0, 1 << 1, 1 << 2, Format::kMantissaBits >= 3 ? 1 << 3 : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m256i index = _mm256_max_epi16(
-        _mm256_srai_epi16(_mm256_add_epi16(t, _mm256_set1_epi16(lane16((kIndexOffset << kInputMantissa) - kHalfLessOne))),
-                          kInputMantissa),
+        _mm256_srai_epi16(_mm256_add_epi16(t, _mm256_set1_epi16(lane16((kIndexOffset << L::kInputMantissa) - L::kHalfLessOne))),
+                          L::kInputMantissa),
         _mm256_setzero_si256());
-    const __m256i significand = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi16(lane16(kNormal - 1))),
-                                                _mm256_set1_epi16(lane16(kNormal)));
+    const __m256i significand = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi16(lane16(L::kNormal - 1))),
+                                                _mm256_set1_epi16(lane16(L::kNormal)));
     const __m256i scaled = _mm256_mullo_epi16(significand, _mm256_shuffle_epi8(scales, index));
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(scaled, kSignificandShift), _mm256_set1_epi16(1));
     const __m256i half_less_one = _mm256_set1_epi16(lane16((1 << (kSignificandShift - 1)) - 1));
     const __m256i subnormal = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(scaled, half_less_one), lsb), kSignificandShift);
-    const __m256i below_normal = _mm256_cmpgt_epi16(_mm256_set1_epi16(lane16(kNormal + kHalfLessOne)), t);
+    const __m256i below_normal = _mm256_cmpgt_epi16(_mm256_set1_epi16(lane16(L::kNormal + L::kHalfLessOne)), t);
     code = _mm256_blendv_epi8(code, subnormal, below_normal);
     return kGeneral ? _mm256_min_epi16(code, magnitude) : code;
   }
@@ -247,8 +230,8 @@ class LaneNarrow16 {
   __m256i one_;
   __m256i max_code_;
   __m256i window_start_;   // FP8
-  __m256i above_quarter_;  // FP4: t + kHalfLessOne above this is y > 0.25
-  __m256i half_up_;        // FP4: t + kHalfLessOne above this is y >= 0.75
+  __m256i above_quarter_;  // FP4: t + L::kHalfLessOne above this is y > 0.25
+  __m256i half_up_;        // FP4: t + L::kHalfLessOne above this is y >= 0.75
   __m256i max_code_bytes_;
   __m256i sign_bytes_;
 };
@@ -574,7 +557,7 @@ struct Avx2Kernels {
 
 // Non-temporal stores pay off once the output no longer fits in the caches, and need every row's
 // chunk stores aligned (32 bytes; an FP4 narrow chunk stores 16 at a 32-byte boundary).
-bool use_streaming_stores(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
+bool streaming_stores_pay_off(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
   constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
   constexpr std::size_t alignment = 32;
   const std::size_t row_bytes = is_fp4(config.output) ? config.free / 2 : config.free;
@@ -598,38 +581,25 @@ MXCONFORM_AVX2 void reverse_windows_avx2(std::uint8_t* data, std::size_t size, s
   reverse_byte_windows(data + done, size - done, stride);
 }
 
-class Avx2Backend final : public Implementation {
- public:
-  std::string_view name() const override { return "avx2"; }
-  std::string_view description() const override {
-    return "AVX2 + F16C: 8x64 chunks narrowed in 16-bit lanes, fp32 path for specials, streaming stores; dequantize via scalar";
-  }
-  CpuFeatures required_features() const override {
+// What simd::Backend needs of this file.
+struct Avx2Kernel {
+  static constexpr std::string_view kName = "avx2";
+  static constexpr std::string_view kDescription =
+      "AVX2 + F16C: 8x64 chunks narrowed in 16-bit lanes, fp32 path for specials, streaming stores; dequantize via scalar";
+  using Kernels = Avx2Kernels;
+  static CpuFeatures required_features() {
     CpuFeatures needed;
     needed.avx2 = needed.f16c = needed.fma = needed.bmi2 = true;
     return needed;
   }
-
-  void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
-                std::uint8_t* scale) const override {
-    const Geometry g = geometry(config);
-    const Tensor t{input, data, scale, config.free, g.block_cols, simd::nan_code(config)};
-    simd::select_kernel<Avx2Kernels>(config, use_streaming_stores(config, data, g.data_bytes))(config, t);
-    if (is_fp4(config.output) && config.fp4_lane_stride > 1) {
-      reverse_windows_avx2(data, g.data_bytes, config.fp4_lane_stride);
-    }
-  }
-
-  void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const std::uint8_t* scale,
-                  float* output) const override {
-    scalar_backend().dequantize(config, data, scale, output);
-  }
+  static constexpr auto& use_streaming_stores = streaming_stores_pay_off;
+  static constexpr auto& reverse_windows = reverse_windows_avx2;
 };
 
 }  // namespace
 
 const Implementation& avx2_backend() {
-  static const Avx2Backend kBackend;
+  static const simd::Backend<Avx2Kernel> kBackend;
   return kBackend;
 }
 

@@ -81,20 +81,17 @@ MXCONFORM_AVX512_INLINE __m512i load32(const std::uint16_t* p) { return _mm512_l
 // with a subnormal input; exhaustive_element_test checks it on every reachable pair.
 template <class Format>
 struct VectorNarrow {
-  static constexpr int kShift = Float32::kMantissaBits - Format::kMantissaBits;
-  static constexpr int kMinNormalBits = (Float32::kBias + Format::kEmin) << Float32::kMantissaBits;
-  static constexpr int kMagicOffset = kShift << Float32::kMantissaBits;
-  static constexpr int kCodeRebias = (Float32::kBias + 1 - Format::kBias) << Format::kMantissaBits;
+  using C = simd::Fp32NarrowConstants<Format>;
 
   // Codes of sixteen magnitudes (sign clear, no NaN).
   MXCONFORM_AVX512_INLINE static __m512i magnitude(__m512 y) {
     const __m512i exponent = _mm512_max_epi32(
         _mm512_and_si512(_mm512_castps_si512(y), _mm512_set1_epi32(static_cast<int>(Float32::kExponentMask))),
-        _mm512_set1_epi32(kMinNormalBits));
-    const __m512i magic = _mm512_add_epi32(exponent, _mm512_set1_epi32(kMagicOffset));
+        _mm512_set1_epi32(C::kMinNormalBits));
+    const __m512i magic = _mm512_add_epi32(exponent, _mm512_set1_epi32(C::kMagicOffset));
     const __m512i sum = _mm512_castps_si512(_mm512_add_ps(y, _mm512_castsi512_ps(magic)));
     const __m512i multiple = _mm512_sub_epi32(sum, magic);
-    const __m512i binade = _mm512_sub_epi32(_mm512_srli_epi32(exponent, kShift), _mm512_set1_epi32(kCodeRebias));
+    const __m512i binade = _mm512_sub_epi32(_mm512_srli_epi32(exponent, C::kShift), _mm512_set1_epi32(C::kCodeRebias));
     return _mm512_min_epu32(_mm512_add_epi32(multiple, binade), _mm512_set1_epi32(static_cast<int>(Format::kMaxCode)));
   }
 
@@ -115,23 +112,13 @@ struct VectorNarrow {
 // LaneNarrow16 (avx2_backend.cpp derives t = a + D, the bands and the clean and general paths),
 // taking the inputs' magnitude bits a. Its lane results equal LaneNarrow16's lane for lane.
 template <InputDtype kInput, class Format>
-class LaneNarrow32 {
+class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
  public:
-  static constexpr int kInputMantissa = InputLayout<kInput>::kMantissaBits;
-  static constexpr int kShift = kInputMantissa - Format::kMantissaBits;
-  static constexpr int kHalfLessOne = (1 << (kShift - 1)) - 1;  // folded into D
-  static constexpr int kNormal = 1 << kInputMantissa;             // t at the smallest normal
-  static constexpr int kKill = -Format::kMantissaBits * kNormal;  // K
-  static constexpr bool kFp4 = std::is_same_v<Format, E2M1>;
-  static constexpr int kMinE8m0 = Float32::kBias + 1 - InputLayout<kInput>::kBias + Format::kBias + Format::kMantissaBits;
-  static constexpr int kRebias = ((Float32::kBias + Format::kBias - InputLayout<kInput>::kBias) << kInputMantissa) + kHalfLessOne;
-  static constexpr int kWindowStart = kKill + kHalfLessOne;
-  static constexpr int kWindowWidth = kNormal - kKill;
-  static_assert(kWindowWidth < (1 << 16));
+  using L = simd::LaneConstants<kInput, Format>;
 
-  // D + kHalfLessOne per lane, from each lane's E8M0.
+  // D + L::kHalfLessOne per lane, from each lane's E8M0.
   MXCONFORM_AVX512_INLINE static __m512i rebias(__m512i e8m0) {
-    return _mm512_sub_epi16(_mm512_set1_epi16(lane16(kRebias)), _mm512_slli_epi16(e8m0, kInputMantissa));
+    return _mm512_sub_epi16(_mm512_set1_epi16(lane16(L::kRebias)), _mm512_slli_epi16(e8m0, L::kInputMantissa));
   }
 
   MXCONFORM_AVX512 LaneNarrow32()
@@ -139,26 +126,26 @@ class LaneNarrow32 {
         one_(opaque(_mm512_set1_epi16(1))),
         two_(opaque(_mm512_set1_epi16(2))),
         max_code_(opaque(_mm512_set1_epi16(lane16(Format::kMaxCode)))),
-        window_start_(opaque(_mm512_set1_epi16(lane16(kWindowStart)))),
-        above_quarter_(opaque(_mm512_set1_epi16(lane16(-kNormal + kHalfLessOne)))),
-        half_up_(opaque(_mm512_set1_epi16(lane16(kNormal / 2 - 1 + kHalfLessOne)))),
+        window_start_(opaque(_mm512_set1_epi16(lane16(L::kWindowStart)))),
+        above_quarter_(opaque(_mm512_set1_epi16(lane16(-L::kNormal + L::kHalfLessOne)))),
+        half_up_(opaque(_mm512_set1_epi16(lane16(L::kNormal / 2 - 1 + L::kHalfLessOne)))),
         max_code_bytes_(opaque(_mm512_set1_epi8(static_cast<char>(Format::kMaxCode)))),
         sign_bytes_(opaque(_mm512_set1_epi8(static_cast<char>(Format::kSignMask)))) {}
 
   // The magnitude bits of 32 inputs.
   MXCONFORM_AVX512_INLINE __m512i magnitude(__m512i v) const { return _mm512_and_si512(v, magnitude_mask_); }
 
-  // Codes of 32 inputs with magnitude bits `magnitude`, whose lanes' D + kHalfLessOne are
+  // Codes of 32 inputs with magnitude bits `magnitude`, whose lanes' D + L::kHalfLessOne are
   // `rebiased`, sign left out: FP4 codes in [0, 7]; FP8 codes still to be clamped to [0, max
-  // code]. Lanes the formula cannot decide lower `flags` below kWindowWidth (FP8 subnormal band)
-  // and `input_flags` below kNormal - 1 (general path: a subnormal input).
+  // code]. Lanes the formula cannot decide lower `flags` below L::kWindowWidth (FP8 subnormal band)
+  // and `input_flags` below L::kNormal - 1 (general path: a subnormal input).
   template <bool kGeneral>
   MXCONFORM_AVX512_INLINE __m512i codes(__m512i magnitude, __m512i rebiased, __m512i& flags, __m512i& input_flags) const {
-    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + kHalfLessOne
-    // Ties to even: the lsb of the kept bits is bit kShift of a (D's low mi bits are zero).
-    const __mmask32 odd = _mm512_test_epi16_mask(magnitude, _mm512_set1_epi16(lane16(1 << kShift)));
-    __m512i code = _mm512_srai_epi16(_mm512_mask_add_epi16(t, odd, t, one_), kShift);
-    if (kFp4) {
+    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
+    // Ties to even: the lsb of the kept bits is bit L::kShift of a (D's low mi bits are zero).
+    const __mmask32 odd = _mm512_test_epi16_mask(magnitude, _mm512_set1_epi16(lane16(1 << L::kShift)));
+    __m512i code = _mm512_srai_epi16(_mm512_mask_add_epi16(t, odd, t, one_), L::kShift);
+    if (L::kFp4) {
       // The subnormal band (LaneNarrow16::codes): lanes with y <= 0.25 give 0 (the formula is
       // negative there), y > 0.25 at least code 1, y >= 0.75 at least code 2.
       const __mmask32 above_quarter = _mm512_cmpgt_epi16_mask(t, above_quarter_);
@@ -190,36 +177,36 @@ class LaneNarrow32 {
 
   // True when a row's `flags` name a lane in the FP8 subnormal band.
   MXCONFORM_AVX512_INLINE static bool in_subnormal_band(__m512i flags) {
-    if (kFp4) return false;
-    return _mm512_cmplt_epu16_mask(flags, _mm512_set1_epi16(lane16(kWindowWidth))) != 0;
+    if (L::kFp4) return false;
+    return _mm512_cmplt_epu16_mask(flags, _mm512_set1_epi16(lane16(L::kWindowWidth))) != 0;
   }
 
   // True when a row's `input_flags` name a subnormal input (general path only).
   MXCONFORM_AVX512_INLINE static bool has_subnormal_input(__m512i input_flags) {
-    return _mm512_cmplt_epu16_mask(input_flags, _mm512_set1_epi16(lane16(kNormal - 1))) != 0;
+    return _mm512_cmplt_epu16_mask(input_flags, _mm512_set1_epi16(lane16(L::kNormal - 1))) != 0;
   }
 
   // FP8: `code` with the lanes below the element's normal band recomputed in the fixed subnormal
   // spacing (LaneNarrow16::with_subnormal_band derives it): a table lookup and a 16-bit multiply.
   template <bool kGeneral>
   MXCONFORM_AVX512_INLINE static __m512i with_subnormal_band(__m512i magnitude, __m512i rebiased, __m512i code) {
-    static_assert(!kFp4, "FP4 decides its subnormal band in codes()");
-    constexpr int kSignificandShift = kInputMantissa + 1;
+    static_assert(!L::kFp4, "FP4 decides its subnormal band in codes()");
+    constexpr int kSignificandShift = L::kInputMantissa + 1;
     constexpr int kIndexOffset = Format::kMantissaBits + 2;  // table index E + m + 2
-    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + kHalfLessOne
+    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
     const __m512i scales = _mm512_broadcast_i32x4(
         _mm_setr_epi8(0, 0, 1 << 0, 1 << 1, 1 << 2, Format::kMantissaBits >= 3 ? 1 << 3 : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
     const __m512i index = _mm512_max_epi16(
-        _mm512_srai_epi16(_mm512_add_epi16(t, _mm512_set1_epi16(lane16((kIndexOffset << kInputMantissa) - kHalfLessOne))),
-                          kInputMantissa),
+        _mm512_srai_epi16(_mm512_add_epi16(t, _mm512_set1_epi16(lane16((kIndexOffset << L::kInputMantissa) - L::kHalfLessOne))),
+                          L::kInputMantissa),
         _mm512_setzero_si512());
-    const __m512i significand = _mm512_or_si512(_mm512_and_si512(magnitude, _mm512_set1_epi16(lane16(kNormal - 1))),
-                                                _mm512_set1_epi16(lane16(kNormal)));
+    const __m512i significand = _mm512_or_si512(_mm512_and_si512(magnitude, _mm512_set1_epi16(lane16(L::kNormal - 1))),
+                                                _mm512_set1_epi16(lane16(L::kNormal)));
     const __m512i scaled = _mm512_mullo_epi16(significand, _mm512_shuffle_epi8(scales, index));
     const __m512i lsb = _mm512_and_si512(_mm512_srli_epi16(scaled, kSignificandShift), _mm512_set1_epi16(1));
     const __m512i half_less_one = _mm512_set1_epi16(lane16((1 << (kSignificandShift - 1)) - 1));
     const __m512i subnormal = _mm512_srli_epi16(_mm512_add_epi16(_mm512_add_epi16(scaled, half_less_one), lsb), kSignificandShift);
-    const __mmask32 below_normal = _mm512_cmpgt_epi16_mask(_mm512_set1_epi16(lane16(kNormal + kHalfLessOne)), t);
+    const __mmask32 below_normal = _mm512_cmpgt_epi16_mask(_mm512_set1_epi16(lane16(L::kNormal + L::kHalfLessOne)), t);
     code = _mm512_mask_blend_epi16(below_normal, code, subnormal);
     return kGeneral ? _mm512_min_epi16(code, magnitude) : code;
   }
@@ -230,8 +217,8 @@ class LaneNarrow32 {
   __m512i two_;
   __m512i max_code_;
   __m512i window_start_;   // FP8
-  __m512i above_quarter_;  // FP4: t + kHalfLessOne above this is y > 0.25
-  __m512i half_up_;        // FP4: t + kHalfLessOne above this is y >= 0.75
+  __m512i above_quarter_;  // FP4: t + L::kHalfLessOne above this is y > 0.25
+  __m512i half_up_;        // FP4: t + L::kHalfLessOne above this is y >= 0.75
   __m512i max_code_bytes_;
   __m512i sign_bytes_;
 };
@@ -550,7 +537,7 @@ struct Avx512Kernels {
 // Non-temporal stores pay off once the output no longer fits in the caches, and need every row's
 // chunk stores aligned: an FP8 row stores 64 bytes a chunk (32 for a narrow chunk at a 64-byte
 // boundary), an FP4 row 32 (16).
-bool use_streaming_stores(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
+bool streaming_stores_pay_off(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
   constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
   constexpr std::size_t kVectorBytes = 64;
   const bool fp4 = is_fp4(config.output);
@@ -578,39 +565,26 @@ MXCONFORM_AVX512 void reverse_windows_avx512(std::uint8_t* data, std::size_t siz
   reverse_byte_windows(data + done, size - done, stride);
 }
 
-class Avx512Backend final : public Implementation {
- public:
-  std::string_view name() const override { return "avx512"; }
-  std::string_view description() const override {
-    return "AVX-512 BW/VL: 8x64 chunks narrowed in 16-bit lanes held in registers, fp32 path for specials, streaming stores; "
-           "dequantize via scalar";
-  }
-  CpuFeatures required_features() const override {
+// What simd::Backend needs of this file.
+struct Avx512Kernel {
+  static constexpr std::string_view kName = "avx512";
+  static constexpr std::string_view kDescription =
+      "AVX-512 BW/VL: 8x64 chunks narrowed in 16-bit lanes held in registers, fp32 path for specials, streaming stores; "
+      "dequantize via scalar";
+  using Kernels = Avx512Kernels;
+  static CpuFeatures required_features() {
     CpuFeatures needed;
     needed.avx512bw = needed.avx512vl = true;
     return needed;
   }
-
-  void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
-                std::uint8_t* scale) const override {
-    const Geometry g = geometry(config);
-    const Tensor t{input, data, scale, config.free, g.block_cols, simd::nan_code(config)};
-    simd::select_kernel<Avx512Kernels>(config, use_streaming_stores(config, data, g.data_bytes))(config, t);
-    if (is_fp4(config.output) && config.fp4_lane_stride > 1) {
-      reverse_windows_avx512(data, g.data_bytes, config.fp4_lane_stride);
-    }
-  }
-
-  void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const std::uint8_t* scale,
-                  float* output) const override {
-    scalar_backend().dequantize(config, data, scale, output);
-  }
+  static constexpr auto& use_streaming_stores = streaming_stores_pay_off;
+  static constexpr auto& reverse_windows = reverse_windows_avx512;
 };
 
 }  // namespace
 
 const Implementation& avx512_backend() {
-  static const Avx512Backend kBackend;
+  static const simd::Backend<Avx512Kernel> kBackend;
   return kBackend;
 }
 

@@ -12,7 +12,9 @@
 #include "block_kernel.h"
 #include "fp4_pack.h"
 #include "mxconform/formats.h"
+#include "mxconform/implementation.h"
 #include "mxconform/quantize_config.h"
+#include "scalar_backend.h"
 
 namespace mxconform::impl::simd {
 
@@ -31,6 +33,41 @@ struct InputLayout {
   using Format = std::conditional_t<kInput == InputDtype::kBfloat16, Bfloat16, Float16>;
   static constexpr int kMantissaBits = Format::kMantissaBits;
   static constexpr int kBias = Format::kBias;
+};
+
+// The constants of the fp32 narrow (each kernel's VectorNarrow; avx2_backend.cpp derives it):
+// |y| + C with C = 2^(E + 23 - m) rounds |y| to the element grid, E clamped below to the
+// element's smallest normal exponent.
+template <class Format>
+struct Fp32NarrowConstants {
+  static constexpr int kShift = Float32::kMantissaBits - Format::kMantissaBits;
+  static constexpr int kMinNormalBits = (Float32::kBias + Format::kEmin) << Float32::kMantissaBits;
+  static constexpr int kMagicOffset = kShift << Float32::kMantissaBits;  // bits(C) - bits(2^E)
+  // (E + bias - 1) << m = (bits(2^E) >> shift) - kCodeRebias.
+  static constexpr int kCodeRebias = (Float32::kBias + 1 - Format::kBias) << Format::kMantissaBits;
+};
+
+// The constants of the 16-bit lane narrow of finite blocks (LaneNarrow16 in avx2_backend.cpp,
+// which derives t = a + D, the bands and the clean and general paths; LaneNarrow32 in
+// avx512_backend.cpp). mi and Bi are the input's mantissa width and bias, m and B the element's.
+template <InputDtype kInput, class Format>
+struct LaneConstants {
+  static constexpr int kInputMantissa = InputLayout<kInput>::kMantissaBits;
+  static constexpr int kShift = kInputMantissa - Format::kMantissaBits;  // s = mi - m
+  static constexpr int kHalfLessOne = (1 << (kShift - 1)) - 1;          // folded into D
+  static constexpr int kNormal = 1 << kInputMantissa;                   // t at the smallest normal
+  static constexpr int kKill = -Format::kMantissaBits * kNormal;        // K
+  static constexpr bool kFp4 = std::is_same_v<Format, E2M1>;
+  // d + B - Bi <= -(m + 1) for every block, i.e. E8M0 >= 128 - Bi + B + m: the clean path.
+  static constexpr int kMinE8m0 =
+      Float32::kBias + 1 - InputLayout<kInput>::kBias + Format::kBias + Format::kMantissaBits;
+  // D + kHalfLessOne = kRebias - (e8m0 << mi).
+  static constexpr int kRebias =
+      ((Float32::kBias + Format::kBias - InputLayout<kInput>::kBias) << kInputMantissa) + kHalfLessOne;
+  // FP8 lanes with t in [K, 2^mi) have (t + kHalfLessOne - kWindowStart) mod 2^16 < kWindowWidth.
+  static constexpr int kWindowStart = kKill + kHalfLessOne;
+  static constexpr int kWindowWidth = kNormal - kKill;
+  static_assert(kWindowWidth < (1 << 16));
 };
 
 constexpr std::int16_t lane16(int value) {  // a 16-bit lane constant, taken modulo 2^16
@@ -107,5 +144,31 @@ TensorKernel select_kernel(const QuantizeConfig& config, bool stream) {
   return stream ? select_for<Kernels, InputDtype::kFloat16, true>(config)
                 : select_for<Kernels, InputDtype::kFloat16, false>(config);
 }
+
+// A SIMD implementation as a subject: `Kernel` (one per kernel file) names it and gives its
+// kernel instantiations (`Kernels`), the store decision and the lane remap of packed bytes.
+// Dequantize goes through the scalar implementation.
+template <class Kernel>
+class Backend final : public Implementation {
+ public:
+  std::string_view name() const override { return Kernel::kName; }
+  std::string_view description() const override { return Kernel::kDescription; }
+  CpuFeatures required_features() const override { return Kernel::required_features(); }
+
+  void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
+                std::uint8_t* scale) const override {
+    const Geometry g = geometry(config);
+    const Tensor t{input, data, scale, config.free, g.block_cols, nan_code(config)};
+    select_kernel<typename Kernel::Kernels>(config, Kernel::use_streaming_stores(config, data, g.data_bytes))(config, t);
+    if (is_fp4(config.output) && config.fp4_lane_stride > 1) {
+      Kernel::reverse_windows(data, g.data_bytes, config.fp4_lane_stride);
+    }
+  }
+
+  void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const std::uint8_t* scale,
+                  float* output) const override {
+    scalar_backend().dequantize(config, data, scale, output);
+  }
+};
 
 }  // namespace mxconform::impl::simd
