@@ -389,7 +389,8 @@ wire::SubjectDescription SubjectProcess::start_and_describe(double timeout_secon
   start();
   constexpr std::uint64_t kMaxInfoPayload = std::uint64_t{1} << 16;  // fixed part, appended fields, three texts
   const Exchange answer = exchange(wire::hello_frame(), nullptr, 0, wire::FrameKind::kInfo, kMaxInfoPayload, timeout_seconds);
-  const std::string shown = "cmd:" + argv_[0];
+  std::string shown = "cmd:";
+  for (const std::string& word : argv_) shown += (shown.size() > 4 ? " " : "") + word;
   if (answer.end != ExchangeEnd::kAnswered) {
     const std::string err = take_stderr();
     throw SubjectLoadError(shown + ": no description from the subject (" + name(answer.end) + ": " + answer.detail + ")" +
