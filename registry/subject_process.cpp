@@ -70,8 +70,15 @@ std::string find_program(const std::string& word) {
   return "";
 }
 
+// "0.5 s", "20 s": a timeout as the user gave it.
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
+}
+
 constexpr double kGraceSeconds = 0.5;     // for a process whose pipes closed to end by itself
-constexpr double kQuietSeconds = 0.25;    // after bytes that are not a frame, for a frame to follow
+constexpr double kQuietSeconds = 0.1;     // after bytes that are not a frame, for a frame to follow
 constexpr std::size_t kStrayScanBytes = 1 << 16;  // bytes searched for a frame after a bad magic
 
 }  // namespace
@@ -331,7 +338,7 @@ Exchange SubjectProcess::exchange(const std::vector<std::uint8_t>& request, cons
                                                  std::to_string(request.size() + tail_bytes) + " request bytes"
                                            : "it had written " + std::to_string(in.size()) + " bytes of its answer";
       return fail(ExchangeEnd::kTimedOut, "no whole " + std::string(wire::name(kind)) + " frame within " +
-                                              std::to_string(timeout_seconds) + " s (" + progress + ")");
+                                              seconds_text(timeout_seconds) + " (" + progress + ")");
     }
     pollfd fds[3] = {{stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}, {stdin_fd_, POLLOUT, 0}};
     const int count = sending ? 3 : 2;
