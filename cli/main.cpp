@@ -19,6 +19,7 @@
 #include "mxconform/parallel_quantize.h"
 #include "mxconform/registry.h"
 #include "mxconform/subject.h"
+#include "mxconform/subject_process.h"
 #include "certify_command.h"
 #include "serve_command.h"
 #include "command_line.h"
@@ -88,7 +89,9 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
 
 // The threads a quantize of `config` by `subject` runs on when `requested` are asked for.
 ThreadUse thread_use(const Implementation& subject, const QuantizeConfig& config, std::size_t requested) {
-  if (requested > 1 && !quantizes_in_parallel(subject)) return {1, "a plug-in backend runs on one thread"};
+  if (requested > 1 && !quantizes_in_parallel(subject)) {
+    return {1, names_a_command(subject.name()) ? "a command subject runs on one thread" : "a plug-in backend runs on one thread"};
+  }
   const std::size_t pieces = split_into_pieces(config, requested).size();
   if (pieces < requested) {
     return {pieces, "the tensor splits into at most " + std::to_string(pieces) + (pieces == 1 ? " piece" : " pieces") +

@@ -24,6 +24,11 @@ done
 check "quantize --backend CMD with a lane stride, parity 0 and the logical layout" cmp -s "$work/o.npy" "$work/c.npy"
 check "... and its scales" cmp -s "$work/os.npy" "$work/cs.npy"
 
+# One request at a time: --threads does not split a command's work, and says so.
+"$mx" quantize --input "$example" --in-dtype bfloat16 --out-dtype e4m3 --backend "$subject" --threads 4 \
+  --data "$work/t.npy" --scale "$work/ts.npy" 2> "$work/summary"
+check "quantize --backend CMD --threads 4 runs on one thread" grep -q "^  threads    1 (a command subject runs on one thread)$" "$work/summary"
+
 # replay: every corpus case passes; the planted fault fails (exit 2).
 "$mx" replay "$src/corpus" --backend "$subject" > "$work/replay.txt"
 check "replay --backend CMD passes every case" test $? -eq 0
