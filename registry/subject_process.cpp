@@ -80,6 +80,7 @@ std::string seconds_text(double seconds) {
 constexpr double kGraceSeconds = 0.5;     // for a process whose pipes closed to end by itself
 constexpr double kQuietSeconds = 0.1;     // after bytes that are not a frame, for a frame to follow
 constexpr std::size_t kStrayScanBytes = 1 << 16;  // bytes searched for a frame after a bad magic
+constexpr double kStrayScanSeconds = 1;           // and for how long, however slowly they come
 
 }  // namespace
 
@@ -230,6 +231,10 @@ void SubjectProcess::drain_stderr() {
   while (stderr_fd_ >= 0) {
     const ssize_t n = ::read(stderr_fd_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
+    if (n == 0) {  // it closed its stderr: stop polling a pipe that would always be ready
+      ::close(stderr_fd_);
+      stderr_fd_ = -1;
+    }
     if (n <= 0) break;
     const std::size_t room = kStderrKept - std::min(kStderrKept, stderr_captured_.size());
     const std::size_t kept = std::min(room, static_cast<std::size_t>(n));
@@ -269,8 +274,10 @@ Exchange SubjectProcess::exchange(const std::vector<std::uint8_t>& request, cons
     Exchange gone;
     gone.end = ExchangeEnd::kDied;
     const std::string how = reap(kGraceSeconds);
-    gone.detail = "the subject process was gone before this call (" + (how.empty() ? "it closed its stdout" : how) +
-                  "): it ended after answering the previous call";
+    const bool handshake = kind == wire::FrameKind::kInfo;
+    gone.detail = std::string("the subject process was gone before ") + (handshake ? "the handshake" : "this call") + " (" +
+                  (how.empty() ? "it closed its stdout" : how) + ")" +
+                  (handshake ? "" : ": it ended after answering the previous call");
     gone.gone_before_call = true;
     return gone;
   }
@@ -284,6 +291,7 @@ Exchange SubjectProcess::exchange(const std::vector<std::uint8_t>& request, cons
   std::uint64_t frame_bytes = 0;  // header + payload once the header is known
   double last_byte_at = 0;
   bool bad_magic = false;
+  double bad_magic_at = 0;
   std::uint8_t chunk[65536];
   for (;;) {
     // 2a. What has arrived: a frame, the start of one, or bytes that are not one.
@@ -296,7 +304,8 @@ Exchange SubjectProcess::exchange(const std::vector<std::uint8_t>& request, cons
                                                    wire::name(kind) + " frame: " +
                                                    std::string(in.begin(), in.begin() + std::min<std::size_t>(before, 256)));
       }
-      if (in.size() >= kStrayScanBytes || monotonic_seconds() - last_byte_at > kQuietSeconds) {
+      const double now = monotonic_seconds();
+      if (in.size() >= kStrayScanBytes || now - last_byte_at > kQuietSeconds || now - bad_magic_at > kStrayScanSeconds) {
         return fail(ExchangeEnd::kProtocolError, "not a frame: the answer starts with " + hex_preview(in.data(), in.size()) +
                                                      " (a frame starts with the magic 4D 58 43 53, \"MXCS\")");
       }
@@ -304,6 +313,7 @@ Exchange SubjectProcess::exchange(const std::vector<std::uint8_t>& request, cons
       const wire::FrameHeader header = wire::parse_header(in.data());
       if (header.magic != wire::kMagic) {
         bad_magic = true;
+        bad_magic_at = monotonic_seconds();
         continue;
       }
       if (header.kind != static_cast<std::uint32_t>(kind)) {
@@ -370,7 +380,8 @@ Exchange SubjectProcess::exchange(const std::vector<std::uint8_t>& request, cons
       }
       ended = n == 0 || (errno != EAGAIN && errno != EINTR);
     }
-    if (ready == 0 || ended) ended = ended || process_has_ended(pid_);
+    // No bytes came: the process may have ended with a child still holding its stdout.
+    if (!ended) ended = process_has_ended(pid_);
     if (ended) {
       // Its last bytes may still be in the pipe.
       ssize_t n;

@@ -51,6 +51,14 @@ check "bench reports rows for the command" grep -q "mx_numpy.py.*256KiB" "$work/
 check "certify --backend 'cmd:mxconform serve --backend PLUGIN' exits 0" test $? -eq 0
 check "... CERTIFIED" grep -q "^CERTIFIED" "$work/serve.txt"
 
+# serve refuses a stream that is not frames, and ends quietly with its input.
+printf 'not a frame at all' | "$mx" serve --backend oracle > "$work/serve_out" 2> "$work/serve_err"
+check "serve on garbage exits 1" test $? -eq 1
+check "... saying it is not a frame" grep -q "not a frame" "$work/serve_err"
+check "... writing nothing to stdout" test ! -s "$work/serve_out"
+"$mx" serve --backend oracle < /dev/null > "$work/serve_out"
+check "serve with no input exits 0" test $? -eq 0
+
 # Bad commands: one line naming the rule, exit 1.
 "$mx" quantize --input "$example" --in-dtype bfloat16 --out-dtype fp4 --backend "cmd:$work/no-such-program" \
   --data "$work/n.npy" --scale "$work/ns.npy" 2> "$work/err"
