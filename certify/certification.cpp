@@ -334,19 +334,27 @@ void fill_header(const CertifyOptions& options, WorkerBackend& backend, const st
   }
   h["timeout_seconds"] = std::to_string(options.timeout_seconds);
   h["worker_memory_limit_bytes"] = options.memory_limit_bytes == 0 ? "none" : std::to_string(options.memory_limit_bytes);
-  const auto* command = dynamic_cast<const CommandBackend*>(&backend);
-  if (command != nullptr) {
-    // A command: the program and the files its arguments name (a script, a model): what was certified.
-    std::string digests;
-    for (const std::string& file : command->files()) digests += (digests.empty() ? "" : " ") + file + "=" + sha256_file(file);
-    h["backend_command_files_sha256"] = digests;
-  }
   const bool library = !names_a_command(options.backend) && options.backend.find('/') != std::string::npos;
   char resolved[4096];
   const std::string path = library ? (::realpath(options.backend.c_str(), resolved) ? resolved : options.backend)
                                    : (::realpath("/proc/self/exe", resolved) ? resolved : "built-in");
-  h["backend_path"] = command != nullptr ? command->files().front() : path;
-  h["backend_sha256"] = sha256_file(h["backend_path"]);
+  h["backend_path"] = path;
+  h["backend_sha256"] = sha256_file(path);
+  if (const auto* command = dynamic_cast<const CommandBackend*>(&backend)) {
+    // A command: the program and the files its arguments name (a script, a model) are what was
+    // certified; backend_sha256 is the digest of their list of digests, so that merge compares them all.
+    std::string files, digests;
+    for (const std::string& file : command->files()) {
+      files += (files.empty() ? "" : " ") + file;
+      digests += (digests.empty() ? "" : " ") + file + "=" + sha256_file(file);
+    }
+    Sha256 all;
+    all.update(digests.data(), digests.size());
+    h["backend_path"] = files;
+    h["backend_command_files_sha256"] = digests;
+    h["backend_sha256"] = all.hex_digest();
+    h["worker_memory_limit_bytes"] = "none (a command subject)";
+  }
   h["cpu_model"] = read_first_line_with("/proc/cpuinfo", "model name");
   h["cpu_flags"] = read_first_line_with("/proc/cpuinfo", "flags");
   utsname os{};

@@ -266,15 +266,16 @@ Exchange SubjectProcess::exchange(const std::vector<std::uint8_t>& request, cons
   // 1. Between calls nothing may have arrived on stdout, and the process must still be there.
   std::uint8_t stray[256];
   const ssize_t early = ::read(stdout_fd_, stray, sizeof stray);
+  const bool handshake = kind == wire::FrameKind::kInfo;
   if (early > 0) {
-    return fail(ExchangeEnd::kStrayOutput, "wrote to stdout between calls (outside a frame): " +
+    return fail(ExchangeEnd::kStrayOutput, std::string("wrote to stdout ") + (handshake ? "before the handshake" : "between calls") +
+                                               " (outside a frame): " +
                                                std::string(reinterpret_cast<const char*>(stray), static_cast<std::size_t>(early)));
   }
   if (early == 0 || process_has_ended(pid_)) {
     Exchange gone;
     gone.end = ExchangeEnd::kDied;
     const std::string how = reap(kGraceSeconds);
-    const bool handshake = kind == wire::FrameKind::kInfo;
     gone.detail = std::string("the subject process was gone before ") + (handshake ? "the handshake" : "this call") + " (" +
                   (how.empty() ? "it closed its stdout" : how) + ")" +
                   (handshake ? "" : ": it ended after answering the previous call");
