@@ -18,6 +18,7 @@
 #include "build_info.h"
 #include "case_gen.h"
 #include "class_cases.h"
+#include "command_backend.h"
 #include "corpus_loader.h"
 #include "coverage.h"
 #include "exhaustive_campaign.h"
@@ -159,7 +160,7 @@ std::vector<std::uint8_t> pack_codes(const QuantizeConfig& config, const std::ve
 
 class Runner {
  public:
-  Runner(const CertifyOptions& options, IsolatedBackend& backend, Certificate& certificate)
+  Runner(const CertifyOptions& options, WorkerBackend& backend, Certificate& certificate)
       : options_(options), backend_(backend), certificate_(certificate) {}
 
   // Counts the case and, when it belongs to this shard, runs it, tallies its outcome and
@@ -283,7 +284,7 @@ class Runner {
   static constexpr double kShrinkSeconds = 120;
 
   const CertifyOptions& options_;
-  IsolatedBackend& backend_;
+  WorkerBackend& backend_;
   Certificate& certificate_;
   std::size_t index_ = 0;
   double shrink_seconds_ = 0;  // spent so far in this run
@@ -308,7 +309,7 @@ std::string now_utc() {
   return text;
 }
 
-void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const std::vector<std::string>& corpus_files,
+void fill_header(const CertifyOptions& options, WorkerBackend& backend, const std::vector<std::string>& corpus_files,
                  Certificate& certificate) {
   auto& h = certificate.header;
   h["mxconform_version"] = MXCONFORM_VERSION;
@@ -333,12 +334,27 @@ void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const 
   }
   h["timeout_seconds"] = std::to_string(options.timeout_seconds);
   h["worker_memory_limit_bytes"] = options.memory_limit_bytes == 0 ? "none" : std::to_string(options.memory_limit_bytes);
-  const bool library = options.backend.find('/') != std::string::npos;
+  const bool library = !names_a_command(options.backend) && options.backend.find('/') != std::string::npos;
   char resolved[4096];
   const std::string path = library ? (::realpath(options.backend.c_str(), resolved) ? resolved : options.backend)
                                    : (::realpath("/proc/self/exe", resolved) ? resolved : "built-in");
   h["backend_path"] = path;
   h["backend_sha256"] = sha256_file(path);
+  if (const auto* command = dynamic_cast<const CommandBackend*>(&backend)) {
+    // A command: the program and the files its arguments name (a script, a model) are what was
+    // certified; backend_sha256 is the digest of their list of digests, so that merge compares them all.
+    std::string files, digests;
+    for (const std::string& file : command->files()) {
+      files += (files.empty() ? "" : " ") + file;
+      digests += (digests.empty() ? "" : " ") + file + "=" + sha256_file(file);
+    }
+    Sha256 all;
+    all.update(digests.data(), digests.size());
+    h["backend_path"] = files;
+    h["backend_command_files_sha256"] = digests;
+    h["backend_sha256"] = all.hex_digest();
+    h["worker_memory_limit_bytes"] = "none (a command subject)";
+  }
   h["cpu_model"] = read_first_line_with("/proc/cpuinfo", "model name");
   h["cpu_flags"] = read_first_line_with("/proc/cpuinfo", "flags");
   utsname os{};
@@ -358,7 +374,14 @@ void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const 
   const std::string knob_flags = " --emax-mode " + std::string(name(k.emax_mode)) + " --fp8-nan " + std::string(name(k.fp8_nan)) +
                                  " --lane-stride " + std::to_string(k.fp4_lane_stride) + " --high-parity " +
                                  std::to_string(k.fp4_high_parity) + " --scale-layout " + std::string(name(k.scale_layout));
-  h["rerun"] = "mxconform certify --backend " + options.backend + " --level " + name(options.level) + " --seed " +
+  // A command has blanks: quoted for a shell, ' as '\''.
+  std::string backend_word = options.backend;
+  if (backend_word.find_first_of(" \t'\"") != std::string::npos) {
+    std::string quoted = "'";
+    for (char c : backend_word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    backend_word = quoted + "'";
+  }
+  h["rerun"] = "mxconform certify --backend " + backend_word + " --level " + name(options.level) + " --seed " +
                std::to_string(options.seed) + (options.all_knobs ? " --all-knobs" : knob_flags) + " --shard " +
                std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) + campaign_flags;
   h["started"] = now_utc();
@@ -366,7 +389,7 @@ void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const 
 
 // A new tally for one campaign on one configuration; counted as not supported, with the reason,
 // when the backend does not declare the configuration.
-Tally& open_tally(Certificate& certificate, IsolatedBackend& backend, const char* campaign, const QuantizeConfig& config) {
+Tally& open_tally(Certificate& certificate, WorkerBackend& backend, const char* campaign, const QuantizeConfig& config) {
   certificate.tallies.push_back({campaign, knobs_text(config), std::string(name(config.output)), {}, {}});
   Tally& tally = certificate.tallies.back();
   const std::string undeclared = backend.info().undeclared(config);
@@ -398,7 +421,9 @@ Certificate run_certification(const CertifyOptions& options) {
                 ": the index must be below the count");
   }
   Certificate certificate;
-  IsolatedBackend backend(options.backend, WorkerLimits{options.timeout_seconds, options.memory_limit_bytes});
+  const std::unique_ptr<WorkerBackend> worker =
+      make_worker_backend(options.backend, WorkerLimits{options.timeout_seconds, options.memory_limit_bytes});
+  WorkerBackend& backend = *worker;
   const std::vector<std::string> corpus_files =
       wants(options, "corpus") ? corpus::find_corpus_files(options.corpus_paths) : std::vector<std::string>{};
   fill_header(options, backend, corpus_files, certificate);

@@ -43,6 +43,9 @@ const char* name(Outcome outcome) {
     case Outcome::kError: return "error";
     case Outcome::kUnsupported: return "not-supported";
     case Outcome::kNondeterministic: return "nondeterministic";
+    case Outcome::kProtocolError: return "protocol-error";
+    case Outcome::kStrayOutput: return "stray-output";
+    case Outcome::kWrongSize: return "wrong-size";
   }
   return "?";
 }

@@ -30,6 +30,9 @@ enum class Outcome {
   kError,                 // returned MXC_STATUS_ERROR
   kUnsupported,           // declared or returned unsupported: its own outcome, never a failure
   kNondeterministic,      // failed, and the same call run again did something else
+  kProtocolError,         // a command subject answered with bytes that are not a valid frame
+  kStrayOutput,           // a command subject wrote to its stdout outside a frame
+  kWrongSize,             // a command subject answered with data or scale of the wrong size
 };
 const char* name(Outcome outcome);
 bool is_failure(Outcome outcome);
@@ -75,6 +78,23 @@ struct WorkerLimits {
   std::uint64_t memory_limit_bytes = std::uint64_t{8} << 30;  // RLIMIT_AS; 0: none
 };
 
+// A subject under test in a worker of the harness's making, whatever kind of subject it is: the
+// interface certification drives. make_worker_backend (command_backend.h) picks the kind.
+class WorkerBackend {
+ public:
+  virtual ~WorkerBackend() = default;
+  // The subject's description; throws LoadError (a verdict) or Error (a usage error).
+  virtual const BackendInfo& info() = 0;
+  // How the worker is confined, known after info().
+  virtual const std::string& sandbox() const = 0;
+  // One quantize call, classified against the expected bytes (see IsolatedBackend::run).
+  virtual CallResult run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                         const std::vector<std::uint8_t>& expected_data,
+                         const std::vector<std::uint8_t>& expected_scale) = 0;
+  virtual const std::string& spec() const = 0;
+  virtual std::size_t workers_started() const = 0;
+};
+
 // `spec` is a built-in implementation's name (see `mxconform backends`) or a path to a shared
 // library exporting mxconform_backend_v1 (a path contains a '/').
 //
@@ -84,7 +104,7 @@ struct WorkerLimits {
 // process group. Whatever the worker does, the harness survives: SIGPIPE is ignored (the
 // constructor sets it to SIG_IGN for the whole process), every read and write has a deadline,
 // and a worker that dies, hangs or breaks the protocol is killed with its whole process group.
-class IsolatedBackend {
+class IsolatedBackend final : public WorkerBackend {
  public:
   IsolatedBackend(std::string spec, WorkerLimits limits);
   ~IsolatedBackend();
@@ -95,10 +115,10 @@ class IsolatedBackend {
   // when the library cannot be loaded, lacks the symbol, has another ABI version, declares
   // struct sizes or mask bits the ABI does not allow, or dies or hangs doing so; Error when a
   // library path names no file.
-  const BackendInfo& info();
+  const BackendInfo& info() override;
 
   // How the worker is confined ("seccomp filter, own process group, ..."), known after info().
-  const std::string& sandbox() const { return sandbox_; }
+  const std::string& sandbox() const override { return sandbox_; }
 
   // Runs one quantize call and classifies it against the expected bytes. `expected_scale` is in
   // the configured layout; for the physical layout, its rows no slot names are ignored: those
@@ -106,10 +126,10 @@ class IsolatedBackend {
   // bytes that vary from call to call, and must keep them. The input is compared after the call.
   CallResult run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                  const std::vector<std::uint8_t>& expected_data,
-                 const std::vector<std::uint8_t>& expected_scale);
+                 const std::vector<std::uint8_t>& expected_scale) override;
 
-  const std::string& spec() const { return spec_; }
-  std::size_t workers_started() const { return workers_started_; }
+  const std::string& spec() const override { return spec_; }
+  std::size_t workers_started() const override { return workers_started_; }
 
  private:
   enum class Wait { kDone, kDied, kTimedOut, kBroken };

@@ -60,8 +60,9 @@ int run_certify(int argc, char** argv) {
   std::string report_path, junit_path;
   std::vector<std::string> campaigns;
   bool force = false;
-  app.add_option("--backend", options.backend, "A built-in backend (see `mxconform backends`) or a path to a shared "
-                                               "library exporting mxconform_backend_v1")->required();
+  app.add_option("--backend", options.backend, "A built-in backend (see `mxconform backends`), a path to a shared "
+                                               "library exporting mxconform_backend_v1, or 'cmd:COMMAND ARGS', a command "
+                                               "speaking the subject protocol (docs/subject-protocol.md)")->required();
   app.add_option("--level", level, "gate (CI, minutes), nightly or soak");
   CLI::Option* seed_option = app.add_option("--seed", seed, "Seed of the generated cases (printed in the certificate)");
   app.add_option("--emax-mode", emax_mode, "EMAX mode certified: emax (default) or emax-1");

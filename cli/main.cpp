@@ -20,7 +20,9 @@
 #include "mxconform/parallel_quantize.h"
 #include "mxconform/registry.h"
 #include "mxconform/subject.h"
+#include "mxconform/subject_process.h"
 #include "certify_command.h"
+#include "serve_command.h"
 #include "command_line.h"
 #include "exit_status.h"
 #include "explain_command.h"
@@ -82,7 +84,9 @@ std::shared_ptr<const Implementation> select_backend(const std::string& wanted, 
 
 // The threads a quantize of `config` by `subject` runs on when `requested` are asked for.
 reports::ThreadUse thread_use(const Implementation& subject, const QuantizeConfig& config, std::size_t requested) {
-  if (requested > 1 && !quantizes_in_parallel(subject)) return {1, "a plug-in backend runs on one thread"};
+  if (requested > 1 && !quantizes_in_parallel(subject)) {
+    return {1, names_a_command(subject.name()) ? "a command subject runs on one thread" : "a plug-in backend runs on one thread"};
+  }
   const std::size_t pieces = split_into_pieces(config, requested).size();
   if (pieces < requested) {
     return {pieces, "the tensor splits into at most " + std::to_string(pieces) + (pieces == 1 ? " piece" : " pieces") +
@@ -199,6 +203,9 @@ int run(int argc, char** argv, const std::string& command) {
                                 "`mxconform certify --help` for flags")
       ->allow_extras();
   app.add_subcommand("merge", "Merge shard certificates into one")->allow_extras();
+  app.add_subcommand("serve", "Serve a subject over the subject protocol on stdin/stdout (for cmd: subjects; "
+                              "`mxconform serve --help`)")
+      ->allow_extras();
 #ifdef MXCONFORM_WITH_BENCH
   // Listed for --help only: main() hands `bench` to mxconform::bench::run before this parser.
   app.add_subcommand("bench", "Time every backend against speed-of-light kernels (Google Benchmark; "
@@ -218,7 +225,7 @@ int run(int argc, char** argv, const std::string& command) {
 // The subcommand named by argv[1], for error messages; empty when argv[1] names none.
 std::string command_name(int argc, char** argv) {
   if (argc < 2) return "";
-  for (const char* known : {"quantize", "dequantize", "backends", "replay", "explain", "certify", "merge"}) {
+  for (const char* known : {"quantize", "dequantize", "backends", "replay", "explain", "certify", "merge", "serve"}) {
     if (std::strcmp(argv[1], known) == 0) return known;
   }
   return "";
@@ -237,6 +244,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "certify") return run_certify(argc - 1, argv + 1);
     if (command == "merge") return run_merge(argc - 1, argv + 1);
+    if (command == "serve") return run_serve(argc - 1, argv + 1);
     return run(argc, argv, command);
   } catch (const mxconform::Error& error) {
     print_error(command, error.what());

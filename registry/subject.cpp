@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "command_subject.h"
 #include "mxconform/backend_params.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
+#include "mxconform/subject_process.h"
 
 namespace mxconform {
 namespace {
@@ -86,15 +88,17 @@ class PluginSubject final : public Implementation {
 
 }  // namespace
 
-bool names_a_plugin(const std::string& spec) { return spec.find('/') != std::string::npos; }
+bool names_a_plugin(const std::string& spec) { return !names_a_command(spec) && spec.find('/') != std::string::npos; }
 
 std::string subject_choices() {
   std::string names;
   for (const Implementation* each : implementations()) names += std::string(each->name()) + ", ";
-  return names + "or a path to a plug-in shared library (with a '/', e.g. ./libmine.so)";
+  return names + "a path to a plug-in shared library (with a '/', e.g. ./libmine.so), or cmd:COMMAND ARGS for a "
+                 "command speaking the subject protocol";
 }
 
 std::shared_ptr<const Implementation> open_subject(const std::string& spec) {
+  if (names_a_command(spec)) return open_command_subject(spec);
   if (names_a_plugin(spec)) return std::make_shared<const PluginSubject>(spec);
   const Implementation* impl = spec.empty() ? &best_implementation() : find_implementation(spec);
   if (impl == nullptr) throw Error("unknown backend '" + spec + "'; choose " + subject_choices());

@@ -286,7 +286,7 @@ TEST(ReadCertificate, TheVerdictIsWhatTheCountsAndFailuresSay) {
 
 TEST(ReadCertificate, EveryOutcomeNameIsKnownAndNoOther) {
   Certificate c = shard(0, 1);
-  add_failure(c, Outcome::kNondeterministic, "failed, then passed");  // the last enumerator
+  add_failure(c, Outcome::kNondeterministic, "failed, then passed");
   const Certificate read = read_certificate(written("nondeterministic.yaml", to_yaml(c)));
   EXPECT_EQ(read.failures.at(0).outcome, Outcome::kNondeterministic);
   EXPECT_EQ(read.tallies[0].outcomes.at("nondeterministic"), 1u);
@@ -295,6 +295,20 @@ TEST(ReadCertificate, EveryOutcomeNameIsKnownAndNoOther) {
                        "names.yaml: results[0].outcomes: unknown outcome 'flaky'"));
   EXPECT_TRUE(contains(read_error("names.yaml", replaced(yaml, "outcome: nondeterministic", "outcome: flaky")),
                        "names.yaml: failures[0].outcome: unknown outcome 'flaky'"));
+}
+
+// The command-subject outcomes (certify/command_backend.h) survive a write and a read, by name.
+TEST(ReadCertificate, CommandSubjectOutcomesRoundTrip) {
+  for (const auto& [outcome, text] : {std::pair{Outcome::kProtocolError, "protocol-error"},
+                                      std::pair{Outcome::kStrayOutput, "stray-output"},
+                                      std::pair{Outcome::kWrongSize, "wrong-size"}}) {
+    Certificate c = shard(0, 1);
+    add_failure(c, outcome, "a command subject misbehaved");
+    const Certificate read = read_certificate(written(std::string(text) + ".yaml", to_yaml(c)));
+    EXPECT_EQ(read.failures.at(0).outcome, outcome);
+    EXPECT_EQ(read.tallies[0].outcomes.at(text), 1u);
+    EXPECT_FALSE(read.certified());
+  }
 }
 
 TEST(ReadCertificate, MalformedFilesAreRefusedNamingTheFile) {

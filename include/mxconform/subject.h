@@ -1,6 +1,7 @@
 #pragma once
 // Turning what the user names with --backend into a subject, for every command: a built-in name
-// (`mxconform backends` lists them) or a path to a plug-in shared library (anything with a '/'),
+// (`mxconform backends` lists them), a path to a plug-in shared library (anything with a '/'), or
+// `cmd:COMMAND ARGS`, a command speaking the subject protocol (subject_process.h); plug-ins are
 // loaded in-process. certify runs subjects in an isolated worker instead (certify/).
 #include <memory>
 #include <string>

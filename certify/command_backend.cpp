@@ -1,0 +1,176 @@
+#include "command_backend.h"
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "mxconform/backend.h"
+#include "mxconform/error.h"
+
+namespace mxconform::certify {
+namespace {
+
+std::string hex_byte(std::uint8_t value) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02X", value);
+  return text;
+}
+
+Outcome outcome_of(ExchangeEnd end) {
+  switch (end) {
+    case ExchangeEnd::kAnswered: return Outcome::kPass;
+    case ExchangeEnd::kDied: return Outcome::kCrash;
+    case ExchangeEnd::kTimedOut: return Outcome::kHang;
+    case ExchangeEnd::kProtocolError: return Outcome::kProtocolError;
+    case ExchangeEnd::kStrayOutput: return Outcome::kStrayOutput;
+  }
+  return Outcome::kCrash;
+}
+
+// The first byte that differs from the expected ones, or a changed unnamed scale row; kPass
+// when every byte matches.
+void compare(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,
+             const std::vector<std::uint8_t>& expected_scale, CallResult& result) {
+  const Geometry g = geometry(config);
+  const std::vector<bool> named = named_scale_rows(config);
+  for (std::size_t i = 0; i < result.scale.size(); ++i) {
+    const std::size_t row = i / g.block_cols;
+    if (named[row]) continue;
+    if (result.scale[i] != 0) {
+      result.outcome = Outcome::kWriteUnnamedScaleRow;
+      result.site = "scale " + std::to_string(i);
+      result.detail = "scale row " + std::to_string(row) + " (no slot names it) byte " + std::to_string(i % g.block_cols) +
+                      " is " + hex_byte(result.scale[i]) + ", not 0";
+      return;
+    }
+  }
+  for (std::size_t i = 0; i < expected_scale.size(); ++i) {
+    if (named[i / g.block_cols] && result.scale[i] != expected_scale[i]) {
+      result.outcome = Outcome::kWrongResult;
+      result.site = "scale " + std::to_string(i);
+      result.detail = "scale byte " + std::to_string(i) + " (row " + std::to_string(i / g.block_cols) + ", block column " +
+                      std::to_string(i % g.block_cols) + "): expected " + hex_byte(expected_scale[i]) + ", actual " +
+                      hex_byte(result.scale[i]);
+      return;
+    }
+  }
+  for (std::size_t i = 0; i < expected_data.size(); ++i) {
+    if (result.data[i] != expected_data[i]) {
+      result.outcome = Outcome::kWrongResult;
+      result.site = "data " + std::to_string(i);
+      result.detail = "data byte " + std::to_string(i) + ": expected " + hex_byte(expected_data[i]) + ", actual " +
+                      hex_byte(result.data[i]);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+CommandBackend::CommandBackend(std::string spec, WorkerLimits limits)
+    : spec_(std::move(spec)), limits_(limits), process_(spec_.substr(kCommandPrefix.size())) {
+  if (!std::isfinite(limits_.timeout_seconds) || limits_.timeout_seconds <= 0 || limits_.timeout_seconds > 1e6) {
+    throw Error("timeout " + std::to_string(limits_.timeout_seconds) + " s: must be a finite number of seconds above 0");
+  }
+}
+
+std::vector<std::string> CommandBackend::files() const {
+  std::vector<std::string> out = {process_.program_path()};
+  for (std::size_t i = 1; i < process_.argv().size(); ++i) {
+    struct stat st {};
+    const std::string& word = process_.argv()[i];
+    if (::stat(word.c_str(), &st) == 0 && S_ISREG(st.st_mode)) out.push_back(word);
+  }
+  return out;
+}
+
+const BackendInfo& CommandBackend::info() {
+  if (info_) return *info_;
+  wire::SubjectDescription description;
+  try {
+    description = process_.start_and_describe(limits_.timeout_seconds);
+  } catch (const SubjectLoadError& error) {
+    throw LoadError(error.what());
+  }
+  sandbox_ = "own session and process group, killed as a group; stdin and stdout are the subject protocol's pipes, "
+             "stderr is captured; no seccomp filter or memory limit (the command runs with the user's rights)";
+  BackendInfo info;
+  info.name = description.name;
+  info.version = description.version;
+  info.description = description.description;
+  info.capabilities = description.capabilities;
+  info_ = info;
+  return *info_;
+}
+
+CallResult CommandBackend::run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                               const std::vector<std::uint8_t>& expected_data,
+                               const std::vector<std::uint8_t>& expected_scale) {
+  CallResult result;
+  const std::string undeclared = info().undeclared(config);
+  if (!undeclared.empty()) {
+    result.outcome = Outcome::kUnsupported;
+    result.detail = "not declared: " + undeclared;
+    return result;
+  }
+  // After a failure the process is gone: a fresh one, which must describe itself as before.
+  if (!process_.running()) {
+    try {
+      process_.start_and_describe(limits_.timeout_seconds);
+    } catch (const Error& error) {
+      result.outcome = Outcome::kCrash;
+      result.detail = std::string("a fresh subject process failed to start: ") + error.what();
+      result.site = "restart";
+      return result;
+    }
+  }
+  const Exchange answer = process_.quantize(config, input.data(), limits_.timeout_seconds);
+  result.stderr_text = process_.take_stderr();
+  if (answer.end != ExchangeEnd::kAnswered) {
+    result.outcome = outcome_of(answer.end);
+    result.detail = answer.detail;
+    result.site = answer.end == ExchangeEnd::kTimedOut ? "" : answer.detail;
+    result.gone_before_call = answer.gone_before_call;
+    return result;
+  }
+  wire::QuantizeResult answered;
+  try {
+    answered = wire::parse_result(answer.payload);
+  } catch (const wire::ProtocolError& error) {
+    process_.stop();
+    result.outcome = Outcome::kProtocolError;
+    result.detail = error.what();
+    result.site = result.detail;
+    return result;
+  }
+  if (answered.status == MXC_STATUS_UNSUPPORTED) {
+    result.outcome = Outcome::kUnsupported;
+    result.detail = "declared, but returned unsupported: " + answered.message;
+    return result;
+  }
+  if (answered.status != MXC_STATUS_OK) {
+    result.outcome = Outcome::kError;
+    result.detail = answered.status == MXC_STATUS_ERROR ? answered.message : "unknown status " + std::to_string(answered.status);
+    return result;
+  }
+  if (answered.data_bytes != expected_data.size() || answered.scale_bytes != expected_scale.size()) {
+    result.outcome = Outcome::kWrongSize;
+    result.detail = "answered " + std::to_string(answered.data_bytes) + " data and " + std::to_string(answered.scale_bytes) +
+                    " scale bytes; the configuration has " + std::to_string(expected_data.size()) + " and " +
+                    std::to_string(expected_scale.size());
+    result.site = result.detail;
+    return result;
+  }
+  result.data.assign(answered.data, answered.data + answered.data_bytes);
+  result.scale.assign(answered.scale, answered.scale + answered.scale_bytes);
+  compare(config, expected_data, expected_scale, result);
+  return result;
+}
+
+std::unique_ptr<WorkerBackend> make_worker_backend(const std::string& spec, WorkerLimits limits) {
+  if (names_a_command(spec)) return std::make_unique<CommandBackend>(spec, limits);
+  return std::make_unique<IsolatedBackend>(spec, limits);
+}
+
+}  // namespace mxconform::certify

@@ -1,0 +1,49 @@
+#pragma once
+// A command subject under certification (`--backend 'cmd:COMMAND ARGS'`): the worker is the
+// command's own process, spoken to in the subject protocol (docs/subject-protocol.md). Every
+// way it can misbehave is an outcome: a death (crash), no answer in time (hang), bytes that are
+// not a frame (protocol-error), bytes outside a frame (stray-output), an answer of the wrong
+// size (wrong-size); after each the campaign goes on with a fresh process.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isolated_backend.h"
+#include "mxconform/subject_process.h"
+
+namespace mxconform::certify {
+
+class CommandBackend final : public WorkerBackend {
+ public:
+  // `spec` starts with "cmd:"; throws Error when the rest is not a command (split_command).
+  CommandBackend(std::string spec, WorkerLimits limits);
+
+  // Starts the process and reads its description: LoadError when it dies, hangs, breaks the
+  // protocol, speaks another protocol version or declares bits that name no value; Error when
+  // the program cannot be run.
+  const BackendInfo& info() override;
+  const std::string& sandbox() const override { return sandbox_; }
+  // Data and scale as the subject returned them, against the expected bytes. In the physical
+  // layout the rows no slot names must be 0, as `mxconform quantize` writes them.
+  CallResult run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                 const std::vector<std::uint8_t>& expected_data,
+                 const std::vector<std::uint8_t>& expected_scale) override;
+  const std::string& spec() const override { return spec_; }
+  std::size_t workers_started() const override { return process_.processes_started(); }
+
+  // The program the command runs and the files its arguments name: for the certificate's digests.
+  std::vector<std::string> files() const;
+
+ private:
+  std::string spec_;
+  WorkerLimits limits_;
+  SubjectProcess process_;
+  std::optional<BackendInfo> info_;
+  std::string sandbox_;
+};
+
+// The worker kind `spec` names: CommandBackend for "cmd:...", IsolatedBackend otherwise.
+std::unique_ptr<WorkerBackend> make_worker_backend(const std::string& spec, WorkerLimits limits);
+
+}  // namespace mxconform::certify

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# certify through a command subject (certify/command_backend.cpp): the NumPy example is CERTIFIED
+# at the gate level; with its planted fault (ties away from zero) it is NOT CERTIFIED, with a
+# one-block repro. Usage: command_certify_test.sh MXCONFORM PYTHON3 SOURCE_DIR
+set -u
+mx=$1 python=$2 src=$3
+source "$(dirname "$0")/cli_checks.sh"
+subject="cmd:$python $src/examples/python/mx_numpy.py"
+
+"$mx" certify --backend "$subject" --level gate --report "$work/good.yaml" --junit "$work/good.xml" > "$work/good.txt" 2>&1
+check "certify --backend CMD (NumPy example) at the gate exits 0" test $? -eq 0
+check "... CERTIFIED" grep -q "^CERTIFIED" "$work/good.txt"
+check "... the certificate names the script's digest" grep -q "backend_command_files_sha256:.*mx_numpy.py=" "$work/good.yaml"
+
+mkdir "$work/repros"
+MXC_PLANTED_FAULT=ties-away "$mx" certify --backend "$subject" --level gate --campaign corpus --emit-repro "$work/repros" \
+  --report "$work/bad.yaml" > "$work/bad.txt" 2>&1
+check "the planted fault exits 2" test $? -eq 2
+check "... NOT CERTIFIED" grep -q "^NOT CERTIFIED" "$work/bad.txt"
+check "... as wrong-result" grep -q "^wrong-result in corpus case" "$work/bad.txt"
+first=$(ls "$work/repros" | head -1)
+check "... with repro files" test -n "$first"
+check "... each one block, [8, 4]" bash -c "grep -L 'shape: \[8, 4\]' '$work/repros'/*.yaml | wc -l | grep -qx 0"
+# The repro replays: it fails with the fault and passes without.
+MXC_PLANTED_FAULT=ties-away "$mx" replay "$work/repros/$first" --backend "$subject" > /dev/null
+check "the repro fails again with the fault (exit 2)" test $? -eq 2
+"$mx" replay "$work/repros/$first" --backend "$subject" > /dev/null
+check "and passes without it" test $? -eq 0
+
+finish command_certify

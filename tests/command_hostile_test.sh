@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Hostile command subjects (tests/subjects/hostile_subject.py): each misbehaviour is an outcome
+# of its own, the run completes (the other cases pass), and nothing the subject wrote reaches the
+# report unescaped. Usage: command_hostile_test.sh MXCONFORM PYTHON3 SOURCE_DIR
+set -u
+mx=$1 python=$2 src=$3
+source "$(dirname "$0")/cli_checks.sh"
+hostile="$src/tests/subjects/hostile_subject.py"
+corpus="$src/corpus/cases/x4_dtypes.yaml"  # 6 cases, 2 of them float8_e5m2_x4 (where it misbehaves)
+
+expect_outcome() {  # MODE OUTCOME
+  local mode=$1 outcome=$2
+  "$mx" certify --backend "cmd:$python $hostile $mode" --campaign corpus --corpus "$corpus" --timeout 0.5 \
+    --report "$work/$mode.yaml" > "$work/$mode.txt" 2>&1
+  check "$mode: exits 2" test $? -eq 2
+  check "$mode: counted as $outcome" grep -q "^      $outcome: 2$" "$work/$mode.yaml"
+  check "$mode: the run completes, the other cases pass" grep -q "^      pass: [1-9]" "$work/$mode.yaml"
+  check "$mode: reported as $outcome" grep -q "^$outcome in corpus case x4.e5m2-x4" "$work/$mode.txt"
+  check "$mode: no raw escape byte in the report or on stdout" bash -c "! grep -q $'\x1b' '$work/$mode.txt' '$work/$mode.yaml'"
+}
+expect_outcome garbage protocol-error
+expect_outcome dies-mid-frame crash
+check "dies-mid-frame: says where it ended" grep -q "ended mid-frame, after" "$work/dies-mid-frame.txt"
+expect_outcome hangs hang
+expect_outcome wrong-size wrong-size
+expect_outcome stdout-outside-frame stray-output
+check "stdout-outside-frame: shows the stray text" grep -q "debug: about to answer" "$work/stdout-outside-frame.txt"
+check "a fresh process after each failure" grep -Eq "^workers_started: ([3-9]|[1-9][0-9]+)" "$work/hangs.yaml"
+
+"$mx" certify --backend "cmd:$python $hostile wrong-version" --campaign corpus --corpus "$corpus" \
+  --report "$work/version.yaml" > "$work/version.txt" 2>&1
+check "wrong-version: exits 2" test $? -eq 2
+check "wrong-version: names both versions" grep -q "speaks subject protocol version 2; this mxconform speaks version 1" "$work/version.txt"
+
+finish command_hostile
