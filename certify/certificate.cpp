@@ -267,7 +267,8 @@ Tally tally_from(const YAML::Node& node, const std::string& field) {
 }
 
 Failure failure_from(const YAML::Node& node, const std::string& field) {
-  map_entries(node, field, {"campaign", "case", "configuration", "knobs", "outcome", "detail", "repro_file", "repro"});
+  map_entries(node, field, {"campaign", "case", "configuration", "knobs", "outcome", "detail", "signature", "repro_difference",
+                            "repro_file", "repro"});
   Failure f;
   f.campaign = text_from(required(node, "campaign", field), field + ".campaign");
   f.case_id = text_from(required(node, "case", field), field + ".case");
@@ -279,6 +280,8 @@ Failure failure_from(const YAML::Node& node, const std::string& field) {
     throw Error(field + ".outcome: " + error.what());
   }
   f.detail = text_from(required(node, "detail", field), field + ".detail");
+  if (node["signature"]) f.signature = text_from(node["signature"], field + ".signature");
+  if (node["repro_difference"]) f.repro_detail = text_from(node["repro_difference"], field + ".repro_difference");
   if (node["repro_file"]) f.repro_path = text_from(node["repro_file"], field + ".repro_file");
   f.repro_yaml = text_from(required(node, "repro", field), field + ".repro");
   return f;
@@ -457,6 +460,8 @@ std::string to_yaml(const Certificate& certificate) {
         << YAML::Value << yaml_text(f.case_id) << YAML::Key << "configuration" << YAML::Value << yaml_text(f.configuration)
         << YAML::Key << "knobs" << YAML::Value << yaml_text(f.knobs) << YAML::Key << "outcome" << YAML::Value
         << name(f.outcome) << YAML::Key << "detail" << YAML::Value << yaml_text(f.detail);
+    if (!f.signature.empty()) out << YAML::Key << "signature" << YAML::Value << yaml_text(f.signature);
+    if (!f.repro_detail.empty()) out << YAML::Key << "repro_difference" << YAML::Value << yaml_text(f.repro_detail);
     if (!f.repro_path.empty()) out << YAML::Key << "repro_file" << YAML::Value << yaml_text(f.repro_path);
     const std::string repro = yaml_lines(f.repro_yaml);
     out << YAML::Key << "repro" << YAML::Value;
@@ -729,6 +734,7 @@ std::string verdict_table(const Certificate& certificate) {
   for (const Failure& f : certificate.failures) {
     out << "\n" << name(f.outcome) << " in " << shown(f.campaign) << " case " << shown(f.case_id) << ": "
         << shown(f.detail) << "\n  " << shown(f.configuration) << "\n";
+    if (!f.repro_detail.empty()) out << "  repro: " << shown(f.repro_detail) << "\n";
     if (!f.repro_path.empty()) out << "  repro written to " << shown(f.repro_path) << "\n";
     const std::string repro = shown_lines(f.repro_yaml, kMaxShownReproBytes);
     out << repro << (repro.empty() || repro.back() == '\n' ? "" : "\n");

@@ -26,6 +26,7 @@
 #include "oracle.h"
 #include "repro_writer.h"
 #include "sha256.h"
+#include "shrink.h"
 
 namespace mxconform::certify {
 
@@ -185,14 +186,17 @@ class Runner {
     }
     ++tally.outcomes[name(result.outcome)];
     if (result.outcome == Outcome::kUnsupported && tally.unsupported.empty()) tally.unsupported = result.detail;
-    if (is_failure(result.outcome)) record_failure(campaign, case_id, config, input, result, repeatable, origin);
+    if (is_failure(result.outcome)) {
+      record_failure(campaign, case_id, config, input, expected_data, expected_scale, result, repeatable, origin);
+    }
   }
 
   std::size_t next_index() const { return index_; }
 
  private:
   void record_failure(const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
-                      const std::vector<std::uint16_t>& input, const CallResult& result, bool repeatable,
+                      const std::vector<std::uint16_t>& input, const std::vector<std::uint8_t>& expected_data,
+                      const std::vector<std::uint8_t>& expected_scale, const CallResult& result, bool repeatable,
                       const corpus::CorpusCase* origin) {
     constexpr std::size_t kMaxFailuresKept = 50;
     if (certificate_.failures.size() >= kMaxFailuresKept) return;
@@ -204,12 +208,19 @@ class Runner {
     failure.outcome = result.outcome;
     failure.detail = result.detail;
     if (!result.stderr_text.empty()) failure.detail += " [backend stderr: " + result.stderr_text.substr(0, 1024) + "]";
-    QuantizeConfig small_config = config;
-    std::vector<std::uint16_t> small_input = input;
+    const FailureSignature signature = signature_of(result, config, input, expected_data, expected_scale);
+    failure.signature = signature.text;
+    ShrunkCase repro_case{config, input, result, signature, 0};
     // A nondeterministic failure is kept whole: a shrink step could not tell it from a pass.
-    if (repeatable && !result.gone_before_call) shrink(result.outcome, small_config, small_input);
+    if (repeatable && !result.gone_before_call && shrink_seconds_ < kShrinkSeconds) {
+      const auto started = std::chrono::steady_clock::now();
+      repro_case = shrink_failure(backend_, config, input, result, signature,
+                                  ShrinkBudget{ShrinkBudget{}.max_tries, kShrinkSeconds - shrink_seconds_});
+      shrink_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
+    failure.repro_detail = difference_text(repro_case);
     try {
-      corpus::CorpusCase repro = corpus::make_repro_case(small_config, small_input, "certify-" + campaign, options_.seed);
+      corpus::CorpusCase repro = corpus::make_repro_case(repro_case.config, repro_case.input, "certify-" + campaign, options_.seed);
       if (origin != nullptr) {
         // The corpus case's own context, and what failed.
         // Escaped and capped so that the repro always loads (its text limit, no control bytes).
@@ -220,8 +231,10 @@ class Runner {
                               kWhyBytes);
         repro.source = origin->source;
       }
-      failure.repro_yaml = corpus::format_corpus_file({repro}, "mxconform certify: " + std::string(name(result.outcome)) +
-                                                                   " of " + backend_.spec() + " in " + campaign + " case " + case_id);
+      failure.repro_yaml = corpus::format_corpus_file(
+          {repro}, "mxconform certify: " + std::string(name(repro_case.result.outcome)) + " of " + backend_.spec() + " in " +
+                       campaign + " case " + case_id + "\nthis repro: " + safe_text(failure.repro_detail) +
+                       "\nfailure signature: " + safe_text(signature.text));
       if (!options_.emit_repro_dir.empty()) {
         failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir);
       }
@@ -231,53 +244,16 @@ class Runner {
     certificate_.failures.push_back(failure);
   }
 
-  bool fails_the_same(Outcome wanted, const QuantizeConfig& config, const std::vector<std::uint16_t>& input) {
-    std::vector<std::uint8_t> data, scale;
-    oracle_bytes(config, input, data, scale);
-    return backend_.run(config, input, data, scale).outcome == wanted;
-  }
-
-  // A minimal repro: one 8x4 block that still fails the same way, then as many of its elements
-  // zeroed as keep it failing. Bounded: hangs cost a timeout per try, crashes a new worker, and
-  // the whole run spends at most kShrinkSeconds shrinking (then repros stay as large as they are).
-  void shrink(Outcome outcome, QuantizeConfig& config, std::vector<std::uint16_t>& input) {
-    const std::size_t max_tries = outcome == Outcome::kHang ? 2 : outcome == Outcome::kCrash ? 16 : 64;
-    std::size_t tries = 0;
-    const auto started = std::chrono::steady_clock::now();
-    const auto over_budget = [&]() {
-      const double spent = shrink_seconds_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      return spent > kShrinkSeconds;
-    };
-    struct Account {  // adds this shrink's time to the run's, however it returns
-      double& total;
-      std::chrono::steady_clock::time_point since;
-      ~Account() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count(); }
-    } account{shrink_seconds_, started};
-    if (over_budget()) return;
-    QuantizeConfig block = config;
-    block.partitions = kBlockRows;
-    block.free = kBlockCols;
-    if (block.fp4_lane_stride != 0 && (kBlockSize % (2 * block.fp4_lane_stride)) != 0) block.fp4_lane_stride = 0;
-    const std::size_t groups = config.partitions / kBlockRows;
-    const std::size_t cols = config.free / kBlockCols;
-    for (std::size_t b = 0; b < groups * cols && tries < max_tries && !over_budget(); ++b, ++tries) {
-      std::vector<std::uint16_t> one(kBlockSize);
-      for (std::size_t i = 0; i < kBlockSize; ++i) {
-        one[i] = input[((b / cols) * kBlockRows + i / kBlockCols) * config.free + (b % cols) * kBlockCols + i % kBlockCols];
-      }
-      if (fails_the_same(outcome, block, one)) {
-        config = block;
-        input = one;
-        break;
-      }
-    }
-    if (config.partitions != kBlockRows || config.free != kBlockCols || outcome == Outcome::kHang) return;
-    for (std::size_t i = 0; i < kBlockSize && tries < 2 * max_tries && !over_budget(); ++i, ++tries) {
-      if (input[i] == 0) continue;
-      std::vector<std::uint16_t> simpler = input;
-      simpler[i] = 0;
-      if (fails_the_same(outcome, config, simpler)) input = simpler;
-    }
+  // What the repro's own run showed: its first scale and first data difference (both, so that a
+  // bad scale byte does not hide the elements), or its outcome's detail.
+  static std::string difference_text(const ShrunkCase& c) {
+    if (!c.signature.comparison) return std::string(name(c.result.outcome)) + ": " + c.result.detail;
+    const Comparison& comparison = *c.signature.comparison;
+    std::string text = describe(c.config) + ": ";
+    if (comparison.first_scale) text += std::to_string(comparison.scale_differences) + " scale byte(s) differ, first " + comparison.first_scale->to_string();
+    if (comparison.first_scale && comparison.first_data) text += "; ";
+    if (comparison.first_data) text += std::to_string(comparison.data_differences) + " data byte(s) differ, first " + comparison.first_data->to_string();
+    return text;
   }
 
   static constexpr double kShrinkSeconds = 120;

@@ -41,7 +41,9 @@ struct Failure {
   std::string configuration;  // describe(config): knobs and shape
   std::string knobs;          // the configuration's tally key
   Outcome outcome = Outcome::kPass;
-  std::string detail;         // for nondeterministic: both runs' outcomes and details
+  std::string detail;         // the original case's; for nondeterministic: both runs' outcomes and details
+  std::string signature;      // what kind of failure (shrink.h): outcome, byte, block and element class, knobs
+  std::string repro_detail;   // the repro's own run: its first scale and data differences, or its detail
   std::string repro_yaml;     // the shrunk case as a corpus file
   std::string repro_path;     // where --emit-repro wrote it
 };
