@@ -21,6 +21,7 @@
 #include "corpus_loader.h"
 #include "coverage.h"
 #include "exhaustive_campaign.h"
+#include "failure_groups.h"
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
 #include "oracle.h"
@@ -187,7 +188,12 @@ class Runner {
     ++tally.outcomes[name(result.outcome)];
     if (result.outcome == Outcome::kUnsupported && tally.unsupported.empty()) tally.unsupported = result.detail;
     if (is_failure(result.outcome)) {
-      record_failure(campaign, case_id, config, input, expected_data, expected_scale, result, repeatable, origin);
+      // Every failing case counts in its signature's group; a few per group are listed, shrunk.
+      const FailureSignature signature = signature_of(result, config, input, expected_data, expected_scale);
+      if (count_failure(certificate_, campaign, signature.text) && certificate_.failures.size() < kMaxFailuresListed) {
+        record_failure(campaign, case_id, config, input, signature, result, repeatable, origin);
+        mark_shown(certificate_, signature.text);
+      }
     }
   }
 
@@ -195,20 +201,18 @@ class Runner {
 
  private:
   void record_failure(const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
-                      const std::vector<std::uint16_t>& input, const std::vector<std::uint8_t>& expected_data,
-                      const std::vector<std::uint8_t>& expected_scale, const CallResult& result, bool repeatable,
-                      const corpus::CorpusCase* origin) {
-    constexpr std::size_t kMaxFailuresKept = 50;
-    if (certificate_.failures.size() >= kMaxFailuresKept) return;
+                      const std::vector<std::uint16_t>& input, const FailureSignature& signature,
+                      const CallResult& result, bool repeatable, const corpus::CorpusCase* origin) {
     Failure failure;
     failure.campaign = campaign;
     failure.case_id = case_id;
     failure.configuration = describe(config);
     failure.knobs = knobs_text(config);
     failure.outcome = result.outcome;
-    failure.detail = result.detail;
+    // A wrong result: its first scale and first data difference both (a bad scale byte must not
+    // hide the elements); anything else: what the worker saw.
+    failure.detail = signature.comparison ? comparison_text(*signature.comparison) : result.detail;
     if (!result.stderr_text.empty()) failure.detail += " [backend stderr: " + result.stderr_text.substr(0, 1024) + "]";
-    const FailureSignature signature = signature_of(result, config, input, expected_data, expected_scale);
     failure.signature = signature.text;
     ShrunkCase repro_case{config, input, result, signature, 0};
     // A nondeterministic failure is kept whole: a shrink step could not tell it from a pass.
@@ -248,8 +252,11 @@ class Runner {
   // bad scale byte does not hide the elements), or its outcome's detail.
   static std::string difference_text(const ShrunkCase& c) {
     if (!c.signature.comparison) return std::string(name(c.result.outcome)) + ": " + c.result.detail;
-    const Comparison& comparison = *c.signature.comparison;
-    std::string text = describe(c.config) + ": ";
+    return describe(c.config) + ": " + comparison_text(*c.signature.comparison);
+  }
+
+  static std::string comparison_text(const Comparison& comparison) {
+    std::string text;
     if (comparison.first_scale) text += std::to_string(comparison.scale_differences) + " scale byte(s) differ, first " + comparison.first_scale->to_string();
     if (comparison.first_scale && comparison.first_data) text += "; ";
     if (comparison.first_data) text += std::to_string(comparison.data_differences) + " data byte(s) differ, first " + comparison.first_data->to_string();
@@ -257,6 +264,9 @@ class Runner {
   }
 
   static constexpr double kShrinkSeconds = 120;
+  // Listed failures over all groups (each group lists at most kShownPerGroup): bounds the
+  // certificate when many configurations fail in many ways.
+  static constexpr std::size_t kMaxFailuresListed = 200;
 
   const CertifyOptions& options_;
   IsolatedBackend& backend_;
