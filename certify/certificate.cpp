@@ -575,9 +575,22 @@ std::string to_junit(const Certificate& certificate) {
       return shown(f.case_id) + ": " + name(f.outcome) + ": " + shown(f.detail) + "\n" +
              shown_lines(f.repro_yaml, kMaxShownReproBytes) + "\n";
     };
-    // Configurations that passed or are not supported: one testcase each.
+    // One testcase per configuration that passed or is not supported; failures are grouped
+    // below, except in a certificate without groups (written before them): there, one testcase
+    // per failing configuration.
     for (const Tally* t : tallies) {
-      if (failed(*t)) continue;
+      if (failed(*t)) {
+        if (!certificate.failure_groups.empty()) continue;
+        std::string message, body;
+        for (const auto& [outcome, count] : t->outcomes) {
+          if (count > 0 && counts_as_failure(outcome)) message += outcome + " x" + std::to_string(count) + " ";
+        }
+        for (const Failure& f : certificate.failures) {
+          if (f.campaign == campaign && f.knobs == t->configuration) body += listed(f);
+        }
+        add_failure(t->configuration, message, body);
+        continue;
+      }
       pugi::xml_node testcase = suite.append_child("testcase");
       testcase.append_attribute("classname") = campaign_text.c_str();
       testcase.append_attribute("name") = shown(t->configuration).c_str();
@@ -601,18 +614,6 @@ std::string to_junit(const Certificate& certificate) {
       }
       add_failure(g.signature, std::to_string(in_campaign->second) + " failed, " + std::to_string(listed_here) + " shown",
                   body);
-    }
-    // A certificate without groups (written before them): one testcase per failing configuration.
-    for (const Tally* t : tallies) {
-      if (!certificate.failure_groups.empty() || !failed(*t)) continue;
-      std::string message, body;
-      for (const auto& [outcome, count] : t->outcomes) {
-        if (count > 0 && counts_as_failure(outcome)) message += outcome + " x" + std::to_string(count) + " ";
-      }
-      for (const Failure& f : certificate.failures) {
-        if (f.campaign == campaign && f.knobs == t->configuration) body += listed(f);
-      }
-      add_failure(t->configuration, message, body);
     }
     suite.append_attribute("tests") = std::to_string(tests).c_str();
     suite.append_attribute("failures") = std::to_string(failures).c_str();
