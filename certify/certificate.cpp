@@ -788,6 +788,15 @@ std::string verdict_table(const Certificate& certificate) {
       << "        " << header_value(certificate, "backend_path") << " sha256 " << header_value(certificate, "backend_sha256")
       << "\nlevel " << header_value(certificate, "level") << ", seed " << header_value(certificate, "seed") << ", shard "
       << header_value(certificate, "shard") << "\n";
+  if (certificate.header.count("failure_database") != 0) {
+    const auto added = certificate.header.find("failure_database_added");
+    out << "failure database " << header_value(certificate, "failure_database") << ": "
+        << header_value(certificate, "failure_database_cases") << " past failure(s) replayed first, "
+        << (added == certificate.header.end() ? std::string("0") : shown(added->second)) << " added\n";
+    if (certificate.header.count("failure_database_error") != 0) {
+      out << "failure database not written: " << header_value(certificate, "failure_database_error") << "\n";
+    }
+  }
   out << padded("campaign", kCampaignWidth) << " " << padded("configuration", kConfigurationWidth) << " "
       << right_aligned("pass", kCountWidth) << " " << right_aligned("fail", kCountWidth) << " verdict\n";
   for (const Tally& t : certificate.tallies) {

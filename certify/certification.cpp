@@ -21,6 +21,7 @@
 #include "corpus_loader.h"
 #include "coverage.h"
 #include "exhaustive_campaign.h"
+#include "failure_database.h"
 #include "failure_groups.h"
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
@@ -60,6 +61,8 @@ bool Certificate::certified() const {
 }
 
 namespace {
+
+constexpr const char* kFailureDatabaseCampaign = "failures";
 
 // ---- What to certify. ----
 
@@ -240,14 +243,37 @@ class Runner {
                        campaign + " case " + case_id + "\nthis repro: " + safe_text(failure.repro_detail) +
                        "\nfailure signature: " + safe_text(signature.text));
       if (!options_.emit_repro_dir.empty()) {
-        failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir);
+        failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir, backend_.spec());
       }
+      // A saved failure that fails again, and shrinks no further, is in the database already.
+      const bool saved_already = campaign == kFailureDatabaseCampaign && origin != nullptr &&
+                                 repro_case.input == origin->input && repro_case.config.partitions == origin->config.partitions &&
+                                 repro_case.config.free == origin->config.free;
+      if (!saved_already) add_to_failure_database(repro);
     } catch (const std::exception& error) {
       failure.repro_yaml = std::string("# no repro: ") + error.what() + "\n";
     }
     certificate_.failures.push_back(failure);
   }
 
+  // The repro goes into the failure database (never over a file: its name is its content's hash).
+  // A database that cannot be written is noted in the header, once; the run goes on.
+  void add_to_failure_database(const corpus::CorpusCase& repro) {
+    if (database_dir_.empty() || certificate_.header.count("failure_database_error") != 0) return;
+    try {
+      const std::string path = corpus::write_repro_file(repro, database_dir_, backend_.spec());
+      ++added_to_database_;
+      certificate_.header["failure_database_added"] = std::to_string(added_to_database_);
+      (void)path;
+    } catch (const std::exception& error) {
+      certificate_.header["failure_database_error"] = error.what();
+    }
+  }
+
+ public:
+  void use_failure_database(const std::string& directory) { database_dir_ = directory; }
+
+ private:
   // What the repro's own run showed: its first scale and first data difference (both, so that a
   // bad scale byte does not hide the elements), or its outcome's detail.
   static std::string difference_text(const ShrunkCase& c) {
@@ -273,6 +299,8 @@ class Runner {
   Certificate& certificate_;
   std::size_t index_ = 0;
   double shrink_seconds_ = 0;  // spent so far in this run
+  std::string database_dir_;   // the failure database, or empty
+  std::size_t added_to_database_ = 0;
 };
 
 std::string read_first_line_with(const std::string& path, const std::string& key) {
@@ -401,24 +429,38 @@ Certificate run_certification(const CertifyOptions& options) {
     if (options.progress) options.progress(stage, done, total);
   };
 
-  // 1. The corpus: every case, with its own configuration.
-  if (wants(options, "corpus")) {
-    const auto cases = corpus::load_corpus(options.corpus_paths);
+  // Corpus cases, each with its own configuration, tallied per configuration under `campaign`.
+  const auto run_corpus_cases = [&](const char* campaign, const std::vector<corpus::CorpusCase>& cases) {
     std::map<std::string, std::size_t> tally_of;
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const corpus::CorpusCase& c = cases[i];
       const std::string key = knobs_text(c.config);
       if (tally_of.count(key) == 0) {
         tally_of[key] = certificate.tallies.size();
-        certificate.tallies.push_back({"corpus", key, std::string(name(c.config.output)), {}, {}});
+        certificate.tallies.push_back({campaign, key, std::string(name(c.config.output)), {}, {}});
       }
       std::vector<std::uint8_t> data(c.data.size()), scale(c.scale.size());
       for (std::size_t j = 0; j < data.size(); ++j) data[j] = c.data[j].value_or(0);
       for (std::size_t j = 0; j < scale.size(); ++j) scale[j] = c.scale[j].value_or(0);
-      runner.run_case(certificate.tallies[tally_of[key]], "corpus", c.id, c.config, c.input, data, scale, &c);
-      progress("corpus", i + 1, cases.size());
+      runner.run_case(certificate.tallies[tally_of[key]], campaign, c.id, c.config, c.input, data, scale, &c);
+      progress(campaign, i + 1, cases.size());
     }
+  };
+
+  // 0. Past failures first: the failure database's repros, then new failures go into it.
+  if (options.failure_database) {
+    const std::string directory = options.failure_database_dir.empty()
+                                      ? default_failure_database(options.backend, backend.info().name)
+                                      : options.failure_database_dir;
+    const std::vector<corpus::CorpusCase> past = load_failure_database(directory);
+    certificate.header["failure_database"] = directory;
+    certificate.header["failure_database_cases"] = std::to_string(past.size());
+    runner.use_failure_database(directory);
+    run_corpus_cases(kFailureDatabaseCampaign, past);
   }
+
+  // 1. The corpus: every case, with its own configuration.
+  if (wants(options, "corpus")) run_corpus_cases("corpus", corpus::load_corpus(options.corpus_paths));
 
   // 2. The exhaustive element campaign, per configuration.
   if (wants(options, "exhaustive")) {

@@ -1,6 +1,6 @@
 #pragma once
-// A certification campaign: the corpus, then the exhaustive element campaign, then generated
-// property cases, for every dtype and knob combination asked for, against the oracle, with the
+// A certification campaign: past failures (the failure database), the corpus, then the exhaustive
+// element campaign, then generated property cases, for every dtype and knob combination asked for, against the oracle, with the
 // backend in an isolated worker. Produces a certificate (YAML) and JUnit XML.
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +27,11 @@ struct CertifyOptions {
   std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};
   std::vector<std::string> corpus_paths;  // files or directories
   std::string emit_repro_dir;           // write each failure's repro there (never overwriting)
+  // The failure database (failure_database.h): replayed first, as the campaign "failures", and
+  // given each new failure's repro. Off by default here (tests never touch the user's cache);
+  // `mxconform certify` turns it on. An empty directory means default_failure_database().
+  bool failure_database = false;
+  std::string failure_database_dir;
   std::size_t shard_index = 0;          // run the cases whose index % shard_count == shard_index
   std::size_t shard_count = 1;
   double timeout_seconds = 20;          // per call; finite and > 0
