@@ -249,7 +249,10 @@ class Runner {
       const bool saved_already = campaign == kFailureDatabaseCampaign && origin != nullptr &&
                                  repro_case.input == origin->input && repro_case.config.partitions == origin->config.partitions &&
                                  repro_case.config.free == origin->config.free;
-      if (!saved_already) add_to_failure_database(repro);
+      if (!saved_already) {
+        const std::string saved = add_to_failure_database(repro);
+        if (failure.repro_path.empty()) failure.repro_path = saved;
+      }
     } catch (const std::exception& error) {
       failure.repro_yaml = std::string("# no repro: ") + error.what() + "\n";
     }
@@ -258,15 +261,20 @@ class Runner {
 
   // The repro goes into the failure database (never over a file: its name is its content's hash).
   // A database that cannot be written is noted in the header, once; the run goes on.
-  void add_to_failure_database(const corpus::CorpusCase& repro) {
-    if (database_dir_.empty() || certificate_.header.count("failure_database_error") != 0) return;
+  // Returns the file's path, or "" when there is no database or it could not be written.
+  std::string add_to_failure_database(const corpus::CorpusCase& repro) {
+    if (database_dir_.empty() || certificate_.header.count("failure_database_error") != 0) return "";
     try {
+      std::error_code ignored;
+      const bool there = std::filesystem::exists(std::filesystem::path(database_dir_) / (repro.id + ".yaml"), ignored);
       const std::string path = corpus::write_repro_file(repro, database_dir_, backend_.spec());
+      if (there) return path;  // the same repro, saved before (its name is its content's hash)
       ++added_to_database_;
       certificate_.header["failure_database_added"] = std::to_string(added_to_database_);
-      (void)path;
+      return path;
     } catch (const std::exception& error) {
       certificate_.header["failure_database_error"] = error.what();
+      return "";
     }
   }
 
