@@ -70,7 +70,7 @@ Certificate shard(std::size_t index, std::size_t count, std::size_t passes = 5) 
 void add_failure(Certificate& c, Outcome outcome, const std::string& detail, const std::string& repro = "# repro\n") {
   ++c.tallies[0].outcomes[name(outcome)];
   ++c.cases;
-  c.failures.push_back({"corpus", "case-" + detail.substr(0, 8), "cfg-a shape=[8, 4]", "cfg-a", outcome, detail, repro, ""});
+  c.failures.push_back({"corpus", "case-" + detail.substr(0, 8), "cfg-a shape=[8, 4]", "cfg-a", outcome, detail, repro, "", "", ""});
   c.header["verdict"] = c.certified() ? "certified" : "not certified";
 }
 
@@ -474,7 +474,7 @@ void add_group(Certificate& c, const std::string& signature, std::size_t failed,
   c.cases += failed;
   for (std::size_t i = 0; i < listed; ++i) {
     Failure f{"corpus", "case-" + signature + "-" + std::to_string(i), "cfg-a shape=[8, 4]", "cfg-a",
-              Outcome::kWrongResult, "data byte 0", "# repro\n", ""};
+              Outcome::kWrongResult, "data byte 0", "# repro\n", "", "", ""};
     f.signature = signature;
     f.repro_detail = "repro data byte 1";
     c.failures.push_back(f);
