@@ -201,6 +201,11 @@ class Runner {
   }
 
   std::size_t next_index() const { return index_; }
+  // Numbers the following cases from 0 again: the failure database's cases are sharded among
+  // themselves, so that how many there are moves no campaign case to another shard.
+  void restart_index() { index_ = 0; }
+  // New failures' repros go into this directory (the failure database) too.
+  void use_failure_database(const std::string& directory) { database_dir_ = directory; }
 
  private:
   void record_failure(const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
@@ -238,19 +243,21 @@ class Runner {
                               kWhyBytes);
         repro.source = origin->source;
       }
-      failure.repro_yaml = corpus::format_corpus_file(
-          {repro}, "mxconform certify: " + std::string(name(repro_case.result.outcome)) + " of " + backend_.spec() + " in " +
-                       campaign + " case " + case_id + "\nthis repro: " + safe_text(failure.repro_detail) +
-                       "\nfailure signature: " + safe_text(signature.text));
+      // The header: what failed, the repro's own first differences, the signature it keeps.
+      const std::string note = "mxconform certify: " + std::string(name(repro_case.result.outcome)) + " of " +
+                               safe_text(backend_.spec()) + " in " + campaign + " case " + safe_text(case_id) +
+                               "\nthis repro: " + safe_text(failure.repro_detail) +
+                               "\nfailure signature: " + safe_text(signature.text);
+      failure.repro_yaml = corpus::format_corpus_file({repro}, note);
       if (!options_.emit_repro_dir.empty()) {
-        failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir, backend_.spec());
+        failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir, backend_.spec(), note);
       }
       // A saved failure that fails again, and shrinks no further, is in the database already.
       const bool saved_already = campaign == kFailureDatabaseCampaign && origin != nullptr &&
                                  repro_case.input == origin->input && repro_case.config.partitions == origin->config.partitions &&
                                  repro_case.config.free == origin->config.free;
       if (!saved_already) {
-        const std::string saved = add_to_failure_database(repro);
+        const std::string saved = add_to_failure_database(repro, note);
         if (failure.repro_path.empty()) failure.repro_path = saved;
       }
     } catch (const std::exception& error) {
@@ -262,12 +269,12 @@ class Runner {
   // The repro goes into the failure database (never over a file: its name is its content's hash).
   // A database that cannot be written is noted in the header, once; the run goes on.
   // Returns the file's path, or "" when there is no database or it could not be written.
-  std::string add_to_failure_database(const corpus::CorpusCase& repro) {
+  std::string add_to_failure_database(const corpus::CorpusCase& repro, const std::string& note) {
     if (database_dir_.empty() || certificate_.header.count("failure_database_error") != 0) return "";
     try {
       std::error_code ignored;
       const bool there = std::filesystem::exists(std::filesystem::path(database_dir_) / (repro.id + ".yaml"), ignored);
-      const std::string path = corpus::write_repro_file(repro, database_dir_, backend_.spec());
+      const std::string path = corpus::write_repro_file(repro, database_dir_, backend_.spec(), note);
       if (there) return path;  // the same repro, saved before (its name is its content's hash)
       ++added_to_database_;
       certificate_.header["failure_database_added"] = std::to_string(added_to_database_);
@@ -278,10 +285,6 @@ class Runner {
     }
   }
 
- public:
-  void use_failure_database(const std::string& directory) { database_dir_ = directory; }
-
- private:
   // What the repro's own run showed: its first scale and first data difference (both, so that a
   // bad scale byte does not hide the elements), or its outcome's detail.
   static std::string difference_text(const ShrunkCase& c) {
@@ -291,9 +294,15 @@ class Runner {
 
   static std::string comparison_text(const Comparison& comparison) {
     std::string text;
-    if (comparison.first_scale) text += std::to_string(comparison.scale_differences) + " scale byte(s) differ, first " + comparison.first_scale->to_string();
+    if (comparison.first_scale) {
+      text += std::to_string(comparison.scale_differences) + " scale byte(s) differ, first " +
+              comparison.first_scale->to_string();
+    }
     if (comparison.first_scale && comparison.first_data) text += "; ";
-    if (comparison.first_data) text += std::to_string(comparison.data_differences) + " data byte(s) differ, first " + comparison.first_data->to_string();
+    if (comparison.first_data) {
+      text += std::to_string(comparison.data_differences) + " data byte(s) differ, first " +
+              comparison.first_data->to_string();
+    }
     return text;
   }
 
@@ -465,6 +474,7 @@ Certificate run_certification(const CertifyOptions& options) {
     certificate.header["failure_database_cases"] = std::to_string(past.size());
     runner.use_failure_database(directory);
     run_corpus_cases(kFailureDatabaseCampaign, past);
+    runner.restart_index();
   }
 
   // 1. The corpus: every case, with its own configuration.

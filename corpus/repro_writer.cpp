@@ -171,7 +171,8 @@ std::string repro_directory(const std::string& directory) {
   return MXCONFORM_DEFAULT_REPRO_DIR;
 }
 
-std::string write_repro_file(const CorpusCase& c, const std::string& directory, const std::string& replay_backend) {
+std::string write_repro_file(const CorpusCase& c, const std::string& directory, const std::string& replay_backend,
+                             const std::string& note) {
   namespace fs = std::filesystem;
   const fs::path dir = repro_directory(directory);
   std::error_code error;
@@ -187,7 +188,8 @@ std::string write_repro_file(const CorpusCase& c, const std::string& directory, 
   const std::string text = format_corpus_file(
       {c}, "A shrunk counterexample written by mxconform.\nReplay it with: mxconform replay " + backend_flag +
                path.string() + "\nExplain it with: mxconform explain --corpus " + path.string() + " --id " + c.id +
-               (replay_backend.empty() ? "" : " --backend " + safe_text(replay_backend)));
+               (replay_backend.empty() ? "" : " --backend " + safe_text(replay_backend)) +
+               (note.empty() ? "" : "\n" + note));
   // Whole or not at all, and never over an existing file.
   write_file_atomically(path.string(), text, false);
   return path.string();

@@ -81,6 +81,9 @@ TEST(FailureDatabase, FailuresAreSavedReplayedFirstAndPassOnceFixed) {
     EXPECT_EQ(corpus::load_corpus_text(text, file).size(), 1u) << file;
     EXPECT_NE(text.find("mxconform replay --backend " + std::string(MXCONFORM_TEST_BACKEND_TWO_BUGS)), std::string::npos)
         << "a plug-in's repro says to replay it on the plug-in\n" << text;
+    EXPECT_NE(text.find("\n# this repro: input=bfloat16 output=float8_e4m3fn (id 5) shape=[8, 4]"), std::string::npos)
+        << "the header shows the repro's own first difference\n" << text;
+    EXPECT_NE(text.find("\n# failure signature: wrong-result: "), std::string::npos) << text;
   }
   EXPECT_EQ(first.header.at("failure_database_cases"), "0");
   EXPECT_EQ(cases_of(first, "failures", "pass") + cases_of(first, "failures", "wrong-result"), 0u);
