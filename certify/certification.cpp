@@ -465,10 +465,17 @@ Certificate run_certification(const CertifyOptions& options) {
   };
 
   // 0. Past failures first: the failure database's repros, then new failures go into it.
-  if (options.failure_database) {
-    const std::string directory = options.failure_database_dir.empty()
-                                      ? default_failure_database(options.backend, backend.info().name)
-                                      : options.failure_database_dir;
+  std::string directory = options.failure_database_dir;
+  if (options.failure_database && directory.empty()) {
+    try {
+      directory = default_failure_database(options.backend, backend.info().name);
+    } catch (const Error& error) {  // no cache directory to be found: run without a database
+      certificate.header["failure_database"] = "none";
+      certificate.header["failure_database_cases"] = "0";
+      certificate.header["failure_database_error"] = error.what();
+    }
+  }
+  if (options.failure_database && !directory.empty()) {
     const std::vector<corpus::CorpusCase> past = load_failure_database(directory);
     certificate.header["failure_database"] = directory;
     certificate.header["failure_database_cases"] = std::to_string(past.size());

@@ -121,6 +121,22 @@ TEST(FailureDatabase, DefaultPlaceFollowsXdgCacheHome) {
   ASSERT_EQ(::unsetenv("XDG_CACHE_HOME"), 0);
 }
 
+TEST(FailureDatabase, NoCacheDirectoryMeansNoDatabaseNotNoRun) {
+  const char* home = std::getenv("HOME");
+  const std::string saved_home = home == nullptr ? "" : home;
+  ASSERT_EQ(::unsetenv("XDG_CACHE_HOME"), 0);
+  ASSERT_EQ(::unsetenv("HOME"), 0);
+  EXPECT_THROW(default_failure_database("scalar", "scalar"), Error);
+  CertifyOptions options = with_database("scalar", "");
+  options.campaigns = {"exhaustive"};
+  options.level = Level::kGate;
+  const Certificate c = run_certification(options);
+  if (home != nullptr) ::setenv("HOME", saved_home.c_str(), 1);
+  EXPECT_TRUE(c.certified()) << verdict_table(c);
+  EXPECT_EQ(c.header.at("failure_database"), "none");
+  EXPECT_NE(c.header.at("failure_database_error").find("--no-failure-database"), std::string::npos);
+}
+
 TEST(FailureDatabase, AFileThatDoesNotLoadIsNamed) {
   const std::string db = temp_dir("broken");
   EXPECT_TRUE(load_failure_database(db + "/absent").empty());
