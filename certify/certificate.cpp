@@ -23,6 +23,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "certification.h"
+#include "failure_groups.h"
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
 
@@ -170,6 +171,40 @@ std::string why_not_certified(const Certificate& certificate) {
 
 const char* verdict_text(bool certified) { return certified ? "certified" : "not certified"; }
 
+// The failure groups, when there are any (certificates before them have none): each signature
+// once; every failing case counted, in one group (the groups' counts sum to the failure outcome
+// counts of the results); each group's `shown` the failures listed with its signature.
+void check_groups(const Certificate& certificate) {
+  if (certificate.failure_groups.empty()) return;
+  std::size_t failing = 0, grouped = 0;
+  for (const Tally& t : certificate.tallies) {
+    for (const auto& [outcome, count] : t.outcomes) {
+      if (counts_as_failure(outcome)) failing = checked_sum(failing, count, "the failure counts in results");
+    }
+  }
+  std::set<std::string> signatures;
+  for (const FailureGroup& g : certificate.failure_groups) {
+    const std::string who = "failure group '" + safe_text(g.signature, 200) + "'";
+    if (!signatures.insert(g.signature).second) throw Error(who + " twice: each signature once");
+    for (const auto& [campaign, count] : g.failed) grouped = checked_sum(grouped, count, "the failure group counts");
+    const auto listed = static_cast<std::size_t>(std::count_if(certificate.failures.begin(), certificate.failures.end(),
+                                                               [&](const Failure& f) { return f.signature == g.signature; }));
+    if (listed != g.shown) {
+      throw Error(who + ": shown is " + std::to_string(g.shown) + ", but " + std::to_string(listed) +
+                  " failure(s) with that signature are listed");
+    }
+  }
+  if (grouped != failing) {
+    throw Error("the failure groups count " + std::to_string(grouped) + " failing cases, but results count " +
+                std::to_string(failing) + ": every failing case is in one group");
+  }
+  for (const Failure& f : certificate.failures) {
+    if (signatures.count(f.signature) == 0) {
+      throw Error("failure of case '" + safe_text(f.case_id, 200) + "' has a signature no failure group has");
+    }
+  }
+}
+
 // The rules every certificate keeps, read or about to be merged: known outcome names; `cases`
 // equal to the sum of every outcome count over all results (each case is counted once, in one
 // tally); the verdict the counts and failures give. Throws Error naming the rule.
@@ -185,6 +220,7 @@ void check_consistency(const Certificate& certificate) {
     throw Error("cases is " + std::to_string(certificate.cases) + ", but the outcome counts in results sum to " +
                 std::to_string(counted) + ": every case is counted once");
   }
+  check_groups(certificate);
   const auto verdict = certificate.header.find("verdict");
   if (verdict == certificate.header.end()) throw Error("no verdict");
   const std::string why = why_not_certified(certificate);
@@ -199,7 +235,7 @@ void check_consistency(const Certificate& certificate) {
 // The top-level keys that are not header lines.
 const std::set<std::string>& body_keys() {
   static const std::set<std::string> keys = {"mxconform_certificate", "cases", "configurations", "coverage",
-                                             "coverage_missed", "results", "failures"};
+                                             "coverage_missed", "results", "failures", "failure_groups"};
   return keys;
 }
 
@@ -267,7 +303,8 @@ Tally tally_from(const YAML::Node& node, const std::string& field) {
 }
 
 Failure failure_from(const YAML::Node& node, const std::string& field) {
-  map_entries(node, field, {"campaign", "case", "configuration", "knobs", "outcome", "detail", "repro_file", "repro"});
+  map_entries(node, field, {"campaign", "case", "configuration", "knobs", "outcome", "detail", "signature", "repro_difference",
+                            "repro_file", "repro"});
   Failure f;
   f.campaign = text_from(required(node, "campaign", field), field + ".campaign");
   f.case_id = text_from(required(node, "case", field), field + ".case");
@@ -279,9 +316,22 @@ Failure failure_from(const YAML::Node& node, const std::string& field) {
     throw Error(field + ".outcome: " + error.what());
   }
   f.detail = text_from(required(node, "detail", field), field + ".detail");
+  if (node["signature"]) f.signature = text_from(node["signature"], field + ".signature");
+  if (node["repro_difference"]) f.repro_detail = text_from(node["repro_difference"], field + ".repro_difference");
   if (node["repro_file"]) f.repro_path = text_from(node["repro_file"], field + ".repro_file");
   f.repro_yaml = text_from(required(node, "repro", field), field + ".repro");
   return f;
+}
+
+FailureGroup group_from(const YAML::Node& node, const std::string& field) {
+  map_entries(node, field, {"signature", "shown", "failed"});
+  FailureGroup g;
+  g.signature = text_from(required(node, "signature", field), field + ".signature");
+  g.shown = count_from(required(node, "shown", field), field + ".shown");
+  for (const auto& [campaign, count] : map_entries(required(node, "failed", field), field + ".failed")) {
+    g.failed[unescaped(campaign)] = count_from(count, field + ".failed." + safe_text(campaign, 64));
+  }
+  return g;
 }
 
 Certificate certificate_from(const YAML::Node& root) {
@@ -315,6 +365,12 @@ Certificate certificate_from(const YAML::Node& root) {
   check_sequence(failures, "failures");
   for (std::size_t i = 0; i < failures.size(); ++i) {
     c.failures.push_back(failure_from(failures[i], "failures[" + std::to_string(i) + "]"));
+  }
+  if (const YAML::Node groups = root["failure_groups"]) {  // absent in certificates before groups
+    check_sequence(groups, "failure_groups");
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      c.failure_groups.push_back(group_from(groups[i], "failure_groups[" + std::to_string(i) + "]"));
+    }
   }
   check_consistency(c);
   return c;
@@ -457,11 +513,21 @@ std::string to_yaml(const Certificate& certificate) {
         << YAML::Value << yaml_text(f.case_id) << YAML::Key << "configuration" << YAML::Value << yaml_text(f.configuration)
         << YAML::Key << "knobs" << YAML::Value << yaml_text(f.knobs) << YAML::Key << "outcome" << YAML::Value
         << name(f.outcome) << YAML::Key << "detail" << YAML::Value << yaml_text(f.detail);
+    if (!f.signature.empty()) out << YAML::Key << "signature" << YAML::Value << yaml_text(f.signature);
+    if (!f.repro_detail.empty()) out << YAML::Key << "repro_difference" << YAML::Value << yaml_text(f.repro_detail);
     if (!f.repro_path.empty()) out << YAML::Key << "repro_file" << YAML::Value << yaml_text(f.repro_path);
     const std::string repro = yaml_lines(f.repro_yaml);
     out << YAML::Key << "repro" << YAML::Value;
     if (literal_round_trips(repro)) out << YAML::Literal;
     out << repro << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "failure_groups" << YAML::Value << YAML::BeginSeq;
+  for (const FailureGroup& g : certificate.failure_groups) {
+    out << YAML::BeginMap << YAML::Key << "signature" << YAML::Value << yaml_text(g.signature) << YAML::Key << "shown"
+        << YAML::Value << g.shown << YAML::Key << "failed" << YAML::Value << YAML::BeginMap;
+    for (const auto& [campaign, count] : g.failed) out << YAML::Key << yaml_text(campaign) << YAML::Value << count;
+    out << YAML::EndMap << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
   if (!out.good()) throw Error("certificate: YAML emitter: " + out.GetLastError());
@@ -494,32 +560,64 @@ std::string to_junit(const Certificate& certificate) {
     const std::string campaign_text = shown(campaign);
     pugi::xml_node suite = root.append_child("testsuite");
     suite.append_attribute("name") = campaign_text.c_str();
-    suite.append_attribute("tests") = std::to_string(tallies.size()).c_str();
-    suite.append_attribute("failures") = std::to_string(std::count_if(tallies.begin(), tallies.end(), [&](const Tally* t) { return failed(*t); })).c_str();
-    suite.append_attribute("skipped") = std::to_string(std::count_if(tallies.begin(), tallies.end(), [&](const Tally* t) { return skipped(*t); })).c_str();
-    for (const Tally* t : tallies) {
+    std::size_t tests = 0, failures = 0, skips = 0;
+    const auto add_failure = [&](const std::string& name, const std::string& message, const std::string& body) {
       pugi::xml_node testcase = suite.append_child("testcase");
       testcase.append_attribute("classname") = campaign_text.c_str();
-      testcase.append_attribute("name") = shown(t->configuration).c_str();
+      testcase.append_attribute("name") = shown(name).c_str();
+      pugi::xml_node failure = testcase.append_child("failure");
+      failure.append_attribute("message") = shown(message).c_str();
+      failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+      ++tests;
+      ++failures;
+    };
+    const auto listed = [&](const Failure& f) {
+      return shown(f.case_id) + ": " + name(f.outcome) + ": " + shown(f.detail) + "\n" +
+             shown_lines(f.repro_yaml, kMaxShownReproBytes) + "\n";
+    };
+    // One testcase per configuration that passed or is not supported; failures are grouped
+    // below, except in a certificate without groups (written before them): there, one testcase
+    // per failing configuration.
+    for (const Tally* t : tallies) {
       if (failed(*t)) {
-        std::string message;
+        if (!certificate.failure_groups.empty()) continue;
+        std::string message, body;
         for (const auto& [outcome, count] : t->outcomes) {
           if (count > 0 && counts_as_failure(outcome)) message += outcome + " x" + std::to_string(count) + " ";
         }
-        std::string body;
         for (const Failure& f : certificate.failures) {
-          if (f.campaign == campaign && f.knobs == t->configuration) {
-            body += shown(f.case_id) + ": " + name(f.outcome) + ": " + shown(f.detail) + "\n" +
-                    shown_lines(f.repro_yaml, kMaxShownReproBytes) + "\n";
-          }
+          if (f.campaign == campaign && f.knobs == t->configuration) body += listed(f);
         }
-        pugi::xml_node failure = testcase.append_child("failure");
-        failure.append_attribute("message") = shown(message).c_str();
-        failure.append_child(pugi::node_pcdata).set_value(body.c_str());
-      } else if (skipped(*t)) {
+        add_failure(t->configuration, message, body);
+        continue;
+      }
+      pugi::xml_node testcase = suite.append_child("testcase");
+      testcase.append_attribute("classname") = campaign_text.c_str();
+      testcase.append_attribute("name") = shown(t->configuration).c_str();
+      ++tests;
+      if (skipped(*t)) {
         testcase.append_child("skipped").append_attribute("message") = shown("not supported: " + t->unsupported).c_str();
+        ++skips;
       }
     }
+    // Failures: one testcase per failure group with cases in this campaign.
+    for (const FailureGroup& g : certificate.failure_groups) {
+      const auto in_campaign = g.failed.find(campaign);
+      if (in_campaign == g.failed.end() || in_campaign->second == 0) continue;
+      std::string body;
+      std::size_t listed_here = 0;
+      for (const Failure& f : certificate.failures) {
+        if (f.campaign == campaign && f.signature == g.signature) {
+          body += listed(f);
+          ++listed_here;
+        }
+      }
+      add_failure(g.signature, std::to_string(in_campaign->second) + " failed, " + std::to_string(listed_here) + " shown",
+                  body);
+    }
+    suite.append_attribute("tests") = std::to_string(tests).c_str();
+    suite.append_attribute("failures") = std::to_string(failures).c_str();
+    suite.append_attribute("skipped") = std::to_string(skips).c_str();
   }
   std::ostringstream out;
   document.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
@@ -632,6 +730,7 @@ Certificate merge(const std::vector<Certificate>& shards) {
       merged.coverage[cls] = checked_sum(merged.coverage[cls], count, "merge: the coverage counts of " + cls);
     }
   }
+  merged.failure_groups = merge_groups(in_order);
   merged.header["verdict"] = verdict_text(merged.certified());
   return merged;
 }
@@ -689,6 +788,15 @@ std::string verdict_table(const Certificate& certificate) {
       << "        " << header_value(certificate, "backend_path") << " sha256 " << header_value(certificate, "backend_sha256")
       << "\nlevel " << header_value(certificate, "level") << ", seed " << header_value(certificate, "seed") << ", shard "
       << header_value(certificate, "shard") << "\n";
+  if (certificate.header.count("failure_database") != 0) {
+    const auto added = certificate.header.find("failure_database_added");
+    out << "failure database " << header_value(certificate, "failure_database") << ": "
+        << header_value(certificate, "failure_database_cases") << " past failure(s) replayed first, "
+        << (added == certificate.header.end() ? std::string("0") : shown(added->second)) << " added\n";
+    if (certificate.header.count("failure_database_error") != 0) {
+      out << "failure database not written: " << header_value(certificate, "failure_database_error") << "\n";
+    }
+  }
   out << padded("campaign", kCampaignWidth) << " " << padded("configuration", kConfigurationWidth) << " "
       << right_aligned("pass", kCountWidth) << " " << right_aligned("fail", kCountWidth) << " verdict\n";
   for (const Tally& t : certificate.tallies) {
@@ -726,9 +834,15 @@ std::string verdict_table(const Certificate& certificate) {
   for (const std::string& missed : certificate.coverage_missed) {
     out << "coverage: promised class never reached: " << shown(missed) << "\n";
   }
+  if (!certificate.failure_groups.empty()) {
+    out << "\nfailures by signature (" << certificate.failure_groups.size() << " group(s); at most " << kShownPerGroup
+        << " shown per group):\n"
+        << group_lines(certificate, [](std::string_view raw) { return shown(raw); });
+  }
   for (const Failure& f : certificate.failures) {
     out << "\n" << name(f.outcome) << " in " << shown(f.campaign) << " case " << shown(f.case_id) << ": "
         << shown(f.detail) << "\n  " << shown(f.configuration) << "\n";
+    if (!f.repro_detail.empty()) out << "  repro: " << shown(f.repro_detail) << "\n";
     if (!f.repro_path.empty()) out << "  repro written to " << shown(f.repro_path) << "\n";
     const std::string repro = shown_lines(f.repro_yaml, kMaxShownReproBytes);
     out << repro << (repro.empty() || repro.back() == '\n' ? "" : "\n");
@@ -741,7 +855,7 @@ std::string verdict_table(const Certificate& certificate) {
   }
   if (!unsupported.empty()) out << "; " << unsupported.size() << " declared not supported";
   out << ". " << run << " cases run, " << failed << " failed";
-  if (failed > certificate.failures.size()) out << " (" << certificate.failures.size() << " shown)";
+  if (failed > certificate.failures.size()) out << ", " << certificate.failures.size() << " shown";
   out << "\n";
   return out.str();
 }

@@ -22,11 +22,14 @@
 #include "corpus_loader.h"
 #include "coverage.h"
 #include "exhaustive_campaign.h"
+#include "failure_database.h"
+#include "failure_groups.h"
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
 #include "oracle.h"
 #include "repro_writer.h"
 #include "sha256.h"
+#include "shrink.h"
 
 namespace mxconform::certify {
 
@@ -59,6 +62,8 @@ bool Certificate::certified() const {
 }
 
 namespace {
+
+constexpr const char* kFailureDatabaseCampaign = "failures";
 
 // ---- What to certify. ----
 
@@ -186,31 +191,49 @@ class Runner {
     }
     ++tally.outcomes[name(result.outcome)];
     if (result.outcome == Outcome::kUnsupported && tally.unsupported.empty()) tally.unsupported = result.detail;
-    if (is_failure(result.outcome)) record_failure(campaign, case_id, config, input, result, repeatable, origin);
+    if (is_failure(result.outcome)) {
+      // Every failing case counts in its signature's group; a few per group are listed, shrunk.
+      const FailureSignature signature = signature_of(result, config, input, expected_data, expected_scale);
+      if (count_failure(certificate_, campaign, signature.text) && certificate_.failures.size() < kMaxFailuresListed) {
+        record_failure(campaign, case_id, config, input, signature, result, repeatable, origin);
+        mark_shown(certificate_, signature.text);
+      }
+    }
   }
 
   std::size_t next_index() const { return index_; }
+  // Numbers the following cases from 0 again: the failure database's cases are sharded among
+  // themselves, so that how many there are moves no campaign case to another shard.
+  void restart_index() { index_ = 0; }
+  // New failures' repros go into this directory (the failure database) too.
+  void use_failure_database(const std::string& directory) { database_dir_ = directory; }
 
  private:
   void record_failure(const std::string& campaign, const std::string& case_id, const QuantizeConfig& config,
-                      const std::vector<std::uint16_t>& input, const CallResult& result, bool repeatable,
-                      const corpus::CorpusCase* origin) {
-    constexpr std::size_t kMaxFailuresKept = 50;
-    if (certificate_.failures.size() >= kMaxFailuresKept) return;
+                      const std::vector<std::uint16_t>& input, const FailureSignature& signature,
+                      const CallResult& result, bool repeatable, const corpus::CorpusCase* origin) {
     Failure failure;
     failure.campaign = campaign;
     failure.case_id = case_id;
     failure.configuration = describe(config);
     failure.knobs = knobs_text(config);
     failure.outcome = result.outcome;
-    failure.detail = result.detail;
+    // A wrong result: its first scale and first data difference both (a bad scale byte must not
+    // hide the elements); anything else: what the worker saw.
+    failure.detail = signature.comparison ? comparison_text(*signature.comparison) : result.detail;
     if (!result.stderr_text.empty()) failure.detail += " [backend stderr: " + result.stderr_text.substr(0, 1024) + "]";
-    QuantizeConfig small_config = config;
-    std::vector<std::uint16_t> small_input = input;
+    failure.signature = signature.text;
+    ShrunkCase repro_case{config, input, result, signature, 0};
     // A nondeterministic failure is kept whole: a shrink step could not tell it from a pass.
-    if (repeatable && !result.gone_before_call) shrink(result.outcome, small_config, small_input);
+    if (repeatable && !result.gone_before_call && shrink_seconds_ < kShrinkSeconds) {
+      const auto started = std::chrono::steady_clock::now();
+      repro_case = shrink_failure(backend_, config, input, result, signature,
+                                  ShrinkBudget{ShrinkBudget{}.max_tries, kShrinkSeconds - shrink_seconds_});
+      shrink_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
+    failure.repro_detail = difference_text(repro_case);
     try {
-      corpus::CorpusCase repro = corpus::make_repro_case(small_config, small_input, "certify-" + campaign, options_.seed);
+      corpus::CorpusCase repro = corpus::make_repro_case(repro_case.config, repro_case.input, "certify-" + campaign, options_.seed);
       if (origin != nullptr) {
         // The corpus case's own context, and what failed.
         // Escaped and capped so that the repro always loads (its text limit, no control bytes).
@@ -221,10 +244,22 @@ class Runner {
                               kWhyBytes);
         repro.source = origin->source;
       }
-      failure.repro_yaml = corpus::format_corpus_file({repro}, "mxconform certify: " + std::string(name(result.outcome)) +
-                                                                   " of " + backend_.spec() + " in " + campaign + " case " + case_id);
+      // The header: what failed, the repro's own first differences, the signature it keeps.
+      const std::string note = "mxconform certify: " + std::string(name(repro_case.result.outcome)) + " of " +
+                               safe_text(backend_.spec()) + " in " + campaign + " case " + safe_text(case_id) +
+                               "\nthis repro: " + safe_text(failure.repro_detail) +
+                               "\nfailure signature: " + safe_text(signature.text);
+      failure.repro_yaml = corpus::format_corpus_file({repro}, note);
       if (!options_.emit_repro_dir.empty()) {
-        failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir);
+        failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir, backend_.spec(), note);
+      }
+      // A saved failure that fails again, and shrinks no further, is in the database already.
+      const bool saved_already = campaign == kFailureDatabaseCampaign && origin != nullptr &&
+                                 repro_case.input == origin->input && repro_case.config.partitions == origin->config.partitions &&
+                                 repro_case.config.free == origin->config.free;
+      if (!saved_already) {
+        const std::string saved = add_to_failure_database(repro, note);
+        if (failure.repro_path.empty()) failure.repro_path = saved;
       }
     } catch (const std::exception& error) {
       failure.repro_yaml = std::string("# no repro: ") + error.what() + "\n";
@@ -232,62 +267,58 @@ class Runner {
     certificate_.failures.push_back(failure);
   }
 
-  bool fails_the_same(Outcome wanted, const QuantizeConfig& config, const std::vector<std::uint16_t>& input) {
-    std::vector<std::uint8_t> data, scale;
-    oracle_bytes(config, input, data, scale);
-    return backend_.run(config, input, data, scale).outcome == wanted;
+  // The repro goes into the failure database (never over a file: its name is its content's hash).
+  // A database that cannot be written is noted in the header, once; the run goes on.
+  // Returns the file's path, or "" when there is no database or it could not be written.
+  std::string add_to_failure_database(const corpus::CorpusCase& repro, const std::string& note) {
+    if (database_dir_.empty() || certificate_.header.count("failure_database_error") != 0) return "";
+    try {
+      std::error_code ignored;
+      const bool there = std::filesystem::exists(std::filesystem::path(database_dir_) / (repro.id + ".yaml"), ignored);
+      const std::string path = corpus::write_repro_file(repro, database_dir_, backend_.spec(), note);
+      if (there) return path;  // the same repro, saved before (its name is its content's hash)
+      ++added_to_database_;
+      certificate_.header["failure_database_added"] = std::to_string(added_to_database_);
+      return path;
+    } catch (const std::exception& error) {
+      certificate_.header["failure_database_error"] = error.what();
+      return "";
+    }
   }
 
-  // A minimal repro: one 8x4 block that still fails the same way, then as many of its elements
-  // zeroed as keep it failing. Bounded: hangs cost a timeout per try, crashes a new worker, and
-  // the whole run spends at most kShrinkSeconds shrinking (then repros stay as large as they are).
-  void shrink(Outcome outcome, QuantizeConfig& config, std::vector<std::uint16_t>& input) {
-    const std::size_t max_tries = outcome == Outcome::kHang ? 2 : outcome == Outcome::kCrash ? 16 : 64;
-    std::size_t tries = 0;
-    const auto started = std::chrono::steady_clock::now();
-    const auto over_budget = [&]() {
-      const double spent = shrink_seconds_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      return spent > kShrinkSeconds;
-    };
-    struct Account {  // adds this shrink's time to the run's, however it returns
-      double& total;
-      std::chrono::steady_clock::time_point since;
-      ~Account() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count(); }
-    } account{shrink_seconds_, started};
-    if (over_budget()) return;
-    QuantizeConfig block = config;
-    block.partitions = kBlockRows;
-    block.free = kBlockCols;
-    if (block.fp4_lane_stride != 0 && (kBlockSize % (2 * block.fp4_lane_stride)) != 0) block.fp4_lane_stride = 0;
-    const std::size_t groups = config.partitions / kBlockRows;
-    const std::size_t cols = config.free / kBlockCols;
-    for (std::size_t b = 0; b < groups * cols && tries < max_tries && !over_budget(); ++b, ++tries) {
-      std::vector<std::uint16_t> one(kBlockSize);
-      for (std::size_t i = 0; i < kBlockSize; ++i) {
-        one[i] = input[((b / cols) * kBlockRows + i / kBlockCols) * config.free + (b % cols) * kBlockCols + i % kBlockCols];
-      }
-      if (fails_the_same(outcome, block, one)) {
-        config = block;
-        input = one;
-        break;
-      }
+  // What the repro's own run showed: its first scale and first data difference (both, so that a
+  // bad scale byte does not hide the elements), or its outcome's detail.
+  static std::string difference_text(const ShrunkCase& c) {
+    if (!c.signature.comparison) return std::string(name(c.result.outcome)) + ": " + c.result.detail;
+    return describe(c.config) + ": " + comparison_text(*c.signature.comparison);
+  }
+
+  static std::string comparison_text(const Comparison& comparison) {
+    std::string text;
+    if (comparison.first_scale) {
+      text += std::to_string(comparison.scale_differences) + " scale byte(s) differ, first " +
+              comparison.first_scale->to_string();
     }
-    if (config.partitions != kBlockRows || config.free != kBlockCols || outcome == Outcome::kHang) return;
-    for (std::size_t i = 0; i < kBlockSize && tries < 2 * max_tries && !over_budget(); ++i, ++tries) {
-      if (input[i] == 0) continue;
-      std::vector<std::uint16_t> simpler = input;
-      simpler[i] = 0;
-      if (fails_the_same(outcome, config, simpler)) input = simpler;
+    if (comparison.first_scale && comparison.first_data) text += "; ";
+    if (comparison.first_data) {
+      text += std::to_string(comparison.data_differences) + " data byte(s) differ, first " +
+              comparison.first_data->to_string();
     }
+    return text;
   }
 
   static constexpr double kShrinkSeconds = 120;
+  // Listed failures over all groups (each group lists at most kShownPerGroup): bounds the
+  // certificate when many configurations fail in many ways.
+  static constexpr std::size_t kMaxFailuresListed = 200;
 
   const CertifyOptions& options_;
   WorkerBackend& backend_;
   Certificate& certificate_;
   std::size_t index_ = 0;
   double shrink_seconds_ = 0;  // spent so far in this run
+  std::string database_dir_;   // the failure database, or empty
+  std::size_t added_to_database_ = 0;
 };
 
 std::string read_first_line_with(const std::string& path, const std::string& key) {
@@ -440,24 +471,46 @@ Certificate run_certification(const CertifyOptions& options) {
     if (options.progress) options.progress(stage, done, total);
   };
 
-  // 1. The corpus: every case, with its own configuration.
-  if (wants(options, "corpus")) {
-    const auto cases = corpus::load_corpus(options.corpus_paths);
+  // Corpus cases, each with its own configuration, tallied per configuration under `campaign`.
+  const auto run_corpus_cases = [&](const char* campaign, const std::vector<corpus::CorpusCase>& cases) {
     std::map<std::string, std::size_t> tally_of;
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const corpus::CorpusCase& c = cases[i];
       const std::string key = knobs_text(c.config);
       if (tally_of.count(key) == 0) {
         tally_of[key] = certificate.tallies.size();
-        certificate.tallies.push_back({"corpus", key, std::string(name(c.config.output)), {}, {}});
+        certificate.tallies.push_back({campaign, key, std::string(name(c.config.output)), {}, {}});
       }
       std::vector<std::uint8_t> data(c.data.size()), scale(c.scale.size());
       for (std::size_t j = 0; j < data.size(); ++j) data[j] = c.data[j].value_or(0);
       for (std::size_t j = 0; j < scale.size(); ++j) scale[j] = c.scale[j].value_or(0);
-      runner.run_case(certificate.tallies[tally_of[key]], "corpus", c.id, c.config, c.input, data, scale, &c);
-      progress("corpus", i + 1, cases.size());
+      runner.run_case(certificate.tallies[tally_of[key]], campaign, c.id, c.config, c.input, data, scale, &c);
+      progress(campaign, i + 1, cases.size());
+    }
+  };
+
+  // 0. Past failures first: the failure database's repros, then new failures go into it.
+  std::string directory = options.failure_database_dir;
+  if (options.failure_database && directory.empty()) {
+    try {
+      directory = default_failure_database(options.backend, backend.info().name);
+    } catch (const Error& error) {  // no cache directory to be found: run without a database
+      certificate.header["failure_database"] = "none";
+      certificate.header["failure_database_cases"] = "0";
+      certificate.header["failure_database_error"] = error.what();
     }
   }
+  if (options.failure_database && !directory.empty()) {
+    const std::vector<corpus::CorpusCase> past = load_failure_database(directory);
+    certificate.header["failure_database"] = directory;
+    certificate.header["failure_database_cases"] = std::to_string(past.size());
+    runner.use_failure_database(directory);
+    run_corpus_cases(kFailureDatabaseCampaign, past);
+    runner.restart_index();
+  }
+
+  // 1. The corpus: every case, with its own configuration.
+  if (wants(options, "corpus")) run_corpus_cases("corpus", corpus::load_corpus(options.corpus_paths));
 
   // 2. The exhaustive element campaign, per configuration.
   if (wants(options, "exhaustive")) {

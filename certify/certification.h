@@ -1,6 +1,6 @@
 #pragma once
-// A certification campaign: the corpus, then the exhaustive element campaign, then generated
-// property cases, for every dtype and knob combination asked for, against the oracle, with the
+// A certification campaign: past failures (the failure database), the corpus, then the exhaustive
+// element campaign, then generated property cases, for every dtype and knob combination asked for, against the oracle, with the
 // backend in an isolated worker. Produces a certificate (YAML) and JUnit XML.
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +27,11 @@ struct CertifyOptions {
   std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};
   std::vector<std::string> corpus_paths;  // files or directories
   std::string emit_repro_dir;           // write each failure's repro there (never overwriting)
+  // The failure database (failure_database.h): replayed first, as the campaign "failures", and
+  // given each new failure's repro. Off by default here (tests never touch the user's cache);
+  // `mxconform certify` turns it on. An empty directory means default_failure_database().
+  bool failure_database = false;
+  std::string failure_database_dir;
   std::size_t shard_index = 0;          // run the cases whose index % shard_count == shard_index
   std::size_t shard_count = 1;
   double timeout_seconds = 20;          // per call; finite and > 0
@@ -41,9 +46,20 @@ struct Failure {
   std::string configuration;  // describe(config): knobs and shape
   std::string knobs;          // the configuration's tally key
   Outcome outcome = Outcome::kPass;
-  std::string detail;         // for nondeterministic: both runs' outcomes and details
+  std::string detail;         // the original case's; for nondeterministic: both runs' outcomes and details
   std::string repro_yaml;     // the shrunk case as a corpus file
-  std::string repro_path;     // where --emit-repro wrote it
+  std::string repro_path;     // where --emit-repro (else the failure database) wrote it
+  std::string signature;      // what kind of failure (shrink.h): outcome, byte, block and element class, knobs
+  std::string repro_detail;   // the repro's own run: its first scale and data differences, or its detail
+};
+
+// The failures of one signature (Failure::signature): what differs, in which block class, for
+// which configuration. Every failing case is counted in its group; a few per group are listed
+// in `failures`, shrunk (the cap is per group, so that one bug cannot hide another).
+struct FailureGroup {
+  std::string signature;
+  std::map<std::string, std::size_t> failed;  // campaign -> failing cases with this signature
+  std::size_t shown = 0;                      // of them listed in Certificate::failures
 };
 
 // Outcome counts of one campaign on one configuration.
@@ -60,6 +76,7 @@ struct Certificate {
   std::vector<std::string> configurations;
   std::vector<Tally> tallies;
   std::vector<Failure> failures;
+  std::vector<FailureGroup> failure_groups;  // in the order their first failure was met
   std::map<std::string, std::size_t> coverage;  // property coverage class -> cases
   // "configuration: class" for each class a declared configuration promises (properties
   // campaign) that no case reached; any entry fails the run.
@@ -80,7 +97,8 @@ std::string default_corpus_directory();
 // escaped with safe_text / safe_multiline_text here, once; the Certificate holds it raw.
 std::string to_yaml(const Certificate& certificate);
 // JUnit XML, well-formed whatever the text in the certificate: one <testsuite> per campaign, one
-// <testcase> per configuration, <failure> or <skipped> (not supported).
+// <testcase> per configuration that passed or is <skipped> (not supported), and one <testcase>
+// with a <failure> per failure group the campaign has cases in.
 std::string to_junit(const Certificate& certificate);
 // Reads a certificate written by to_yaml (for `mxconform merge`), undoing its escaping, and sets
 // `source`. Throws Error naming the file and the rule when it is malformed or inconsistent: every

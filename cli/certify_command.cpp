@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include <CLI/CLI.hpp>
@@ -72,7 +74,14 @@ int run_certify(int argc, char** argv) {
   app.add_option("--scale-layout", scale_layout, "Scale layout certified: physical (default) or logical");
   app.add_flag("--all-knobs", options.all_knobs, "Certify every knob combination the backend declares");
   app.add_option("--campaign", campaigns, "Run only these campaigns: corpus, exhaustive, properties (repeatable)");
-  app.add_option("--corpus", options.corpus_paths, "Corpus files or directories (default: mxconform's corpus)");
+  app.add_option("--corpus", options.corpus_paths, "More corpus files or directories, run after mxconform's corpus");
+  bool only_corpus = false, no_failure_database = false;
+  app.add_flag("--only-corpus", only_corpus, "Run only the --corpus files, not mxconform's corpus");
+  CLI::Option* database_option = app.add_option(
+      "--failure-database", options.failure_database_dir,
+      "Directory of past failures' repros, replayed first and added to (default: "
+      "$XDG_CACHE_HOME/mxconform/failures/<backend>, else ~/.cache/mxconform/failures/<backend>)");
+  app.add_flag("--no-failure-database", no_failure_database, "Neither replay nor record past failures");
   CLI::Option* timeout_option = app.add_option(
       "--timeout", timeout, "Per-call timeout in seconds before a call counts as a hang: more than 0, at most 86400 "
                             "(default 20)");
@@ -107,7 +116,30 @@ int run_certify(int argc, char** argv) {
     }
     options.campaigns = campaigns;
   }
-  if (options.corpus_paths.empty()) options.corpus_paths = {certify::default_corpus_directory()};
+  if (only_corpus && options.corpus_paths.empty()) throw Error("--only-corpus: give the corpus with --corpus PATH");
+  if (!only_corpus) {
+    // mxconform's corpus first; a --corpus path inside it is in it already (its ids would repeat).
+    namespace fs = std::filesystem;
+    const std::string builtin = certify::default_corpus_directory();
+    std::error_code error;
+    const fs::path root = fs::weakly_canonical(builtin, error);
+    const auto inside_builtin = [&](const std::string& path) {
+      std::error_code ignored;
+      const fs::path p = fs::weakly_canonical(path, ignored);
+      const auto mismatch = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+      return !error && !ignored && mismatch.first == root.end();
+    };
+    auto& paths = options.corpus_paths;
+    paths.erase(std::remove_if(paths.begin(), paths.end(), inside_builtin), paths.end());
+    paths.insert(paths.begin(), builtin);
+  }
+  if (no_failure_database && database_option->count() > 0) {
+    throw Error("--failure-database and --no-failure-database: choose one");
+  }
+  if (database_option->count() > 0 && options.failure_database_dir.empty()) {
+    throw Error("--failure-database: expected a directory, got an empty path");
+  }
+  options.failure_database = !no_failure_database;
   const Shard slice = shard_option->count() > 0 ? parse_shard("--shard", shard) : shard_from_environment();
   options.shard_index = slice.index;
   options.shard_count = slice.count;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "byte_syntax.h"
+#include "mxconform/safe_text.h"
 #include "corpus_loader.h"
 #include "element_syntax.h"
 #include "mxconform/atomic_file.h"
@@ -170,7 +171,8 @@ std::string repro_directory(const std::string& directory) {
   return MXCONFORM_DEFAULT_REPRO_DIR;
 }
 
-std::string write_repro_file(const CorpusCase& c, const std::string& directory) {
+std::string write_repro_file(const CorpusCase& c, const std::string& directory, const std::string& replay_backend,
+                             const std::string& note) {
   namespace fs = std::filesystem;
   const fs::path dir = repro_directory(directory);
   std::error_code error;
@@ -182,9 +184,12 @@ std::string write_repro_file(const CorpusCase& c, const std::string& directory) 
   if (fs::is_regular_file(existing)) return path.string();
   if (fs::exists(existing)) throw Error(path.string() + ": exists and is not a regular file; not writing the repro there");
 
+  const std::string backend_flag = replay_backend.empty() ? "" : "--backend " + safe_text(replay_backend) + " ";
   const std::string text = format_corpus_file(
-      {c}, "A shrunk counterexample written by mxconform.\nReplay it with: mxconform replay " + path.string() +
-               "\nExplain it with: mxconform explain --corpus " + path.string() + " --id " + c.id);
+      {c}, "A shrunk counterexample written by mxconform.\nReplay it with: mxconform replay " + backend_flag +
+               path.string() + "\nExplain it with: mxconform explain --corpus " + path.string() + " --id " + c.id +
+               (replay_backend.empty() ? "" : " --backend " + safe_text(replay_backend)) +
+               (note.empty() ? "" : "\n" + note));
   // Whole or not at all, and never over an existing file.
   write_file_atomically(path.string(), text, false);
   return path.string();

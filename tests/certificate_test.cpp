@@ -70,7 +70,7 @@ Certificate shard(std::size_t index, std::size_t count, std::size_t passes = 5) 
 void add_failure(Certificate& c, Outcome outcome, const std::string& detail, const std::string& repro = "# repro\n") {
   ++c.tallies[0].outcomes[name(outcome)];
   ++c.cases;
-  c.failures.push_back({"corpus", "case-" + detail.substr(0, 8), "cfg-a shape=[8, 4]", "cfg-a", outcome, detail, repro, ""});
+  c.failures.push_back({"corpus", "case-" + detail.substr(0, 8), "cfg-a shape=[8, 4]", "cfg-a", outcome, detail, repro, "", "", ""});
   c.header["verdict"] = c.certified() ? "certified" : "not certified";
 }
 
@@ -471,7 +471,96 @@ TEST(VerdictTable, SaysHowManyFailedAndHowManyAreShown) {
   c.cases += 72;
   c.header["verdict"] = c.certified() ? "certified" : "not certified";
   const std::string table = verdict_table(c);
-  EXPECT_TRUE(contains(table, "78 cases run, 73 failed (1 shown)\n")) << table;
+  EXPECT_TRUE(contains(table, "78 cases run, 73 failed, 1 shown\n")) << table;
+}
+
+}  // namespace
+}  // namespace mxconform::certify
+
+namespace mxconform::certify {
+namespace {
+
+// ---- Failure groups. ----
+
+// `failed` more wrong results on cfg-a with `signature`, the first `listed` of them listed.
+void add_group(Certificate& c, const std::string& signature, std::size_t failed, std::size_t listed) {
+  c.tallies[0].outcomes["wrong-result"] += failed;
+  c.cases += failed;
+  for (std::size_t i = 0; i < listed; ++i) {
+    Failure f{"corpus", "case-" + signature + "-" + std::to_string(i), "cfg-a shape=[8, 4]", "cfg-a",
+              Outcome::kWrongResult, "data byte 0", "# repro\n", "", "", ""};
+    f.signature = signature;
+    f.repro_detail = "repro data byte 1";
+    c.failures.push_back(f);
+  }
+  c.failure_groups.push_back({signature, {{"corpus", failed}}, listed});
+  c.header["verdict"] = c.certified() ? "certified" : "not certified";
+}
+
+TEST(FailureGroups, RoundTripThroughTheCertificate) {
+  Certificate c = shard(0, 1);
+  add_group(c, "wrong-result: scale byte, nan-block, " + kHostile, 5, 2);
+  add_group(c, "wrong-result: data byte, ordinary-block, tie", 1, 1);
+  const Certificate read = read_certificate(written("groups.yaml", to_yaml(c)));
+  ASSERT_EQ(read.failure_groups.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(read.failure_groups[i].signature, c.failure_groups[i].signature);
+    EXPECT_EQ(read.failure_groups[i].failed, c.failure_groups[i].failed);
+    EXPECT_EQ(read.failure_groups[i].shown, c.failure_groups[i].shown);
+  }
+  EXPECT_EQ(read.failures.at(0).signature, c.failures.at(0).signature);
+  EXPECT_EQ(read.failures.at(0).repro_detail, "repro data byte 1");
+}
+
+TEST(FailureGroups, ReadCertificateRefusesGroupsThatDoNotAddUp) {
+  Certificate c = shard(0, 1);
+  add_group(c, "sig-a", 5, 2);
+  const std::string yaml = to_yaml(c);
+  EXPECT_NE(error_of([&] { read_certificate(written("count.yaml", replaced(yaml, "corpus: 5", "corpus: 4"))); })
+                .find("every failing case is in one group"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { read_certificate(written("shown.yaml", replaced(yaml, "shown: 2", "shown: 1"))); })
+                .find("shown is 1, but 2 failure(s)"),
+            std::string::npos);
+}
+
+TEST(FailureGroups, MergeSumsEachSignature) {
+  std::vector<Certificate> shards = {shard(0, 2), shard(1, 2)};
+  add_group(shards[0], "sig-a", 4, 3);
+  add_group(shards[1], "sig-a", 2, 1);
+  add_group(shards[1], "sig-b", 1, 1);
+  const Certificate merged = merge(shards);
+  ASSERT_EQ(merged.failure_groups.size(), 2u);
+  EXPECT_EQ(merged.failure_groups[0].signature, "sig-a");
+  EXPECT_EQ(merged.failure_groups[0].failed.at("corpus"), 6u);
+  EXPECT_EQ(merged.failure_groups[0].shown, 4u);
+  EXPECT_EQ(merged.failure_groups[1].failed.at("corpus"), 1u);
+  // And the merged certificate is itself consistent.
+  EXPECT_NO_THROW(read_certificate(written("merged.yaml", to_yaml(merged))));
+}
+
+TEST(FailureGroups, JunitHasOneTestcasePerGroupAndTheTableOneLinePerGroup) {
+  Certificate c = shard(0, 1);
+  add_group(c, "sig-a", 40, 3);
+  add_group(c, "sig-b", 2, 2);
+  pugi::xml_document document;
+  ASSERT_EQ(document.load_string(to_junit(c).c_str()).status, pugi::status_ok);
+  const pugi::xml_node suite = document.child("testsuites").child("testsuite");
+  EXPECT_STREQ(suite.attribute("tests").value(), "3");  // cfg-b skipped, then sig-a and sig-b
+  EXPECT_STREQ(suite.attribute("failures").value(), "2");
+  std::vector<std::string> failing;
+  for (const pugi::xml_node testcase : suite.children("testcase")) {
+    if (testcase.child("failure")) {
+      failing.push_back(testcase.attribute("name").value() + std::string(" / ") +
+                        testcase.child("failure").attribute("message").value());
+    }
+  }
+  EXPECT_EQ(failing, (std::vector<std::string>{"sig-a / 40 failed, 3 shown", "sig-b / 2 failed, 2 shown"}));
+
+  const std::string table = verdict_table(c);
+  EXPECT_TRUE(contains(table, "\n  40 failed, 3 shown: sig-a\n")) << table;
+  EXPECT_TRUE(contains(table, "\n  2 failed: sig-b\n")) << table;
+  EXPECT_TRUE(contains(table, "47 cases run, 42 failed, 5 shown\n")) << table;
 }
 
 }  // namespace

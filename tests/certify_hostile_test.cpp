@@ -320,10 +320,16 @@ CliRun certify(const std::string& backend, const std::vector<std::string>& flags
   // Everything the child needs, built before fork: the environment without the variables that
   // would shard the campaign, plus the marker.
   const std::string marker = std::string(mxconform::test_backends::kGrandchildPidFileVariable) + "=" + run.pid_file;
-  std::vector<std::string> environment = {marker};
+  // The failure database goes into the run's scratch directory (beside the pid file, not among
+  // the run's outputs), never into the user's cache.
+  const std::string cache = std::filesystem::path(run.pid_file).parent_path().string() + "/cache";
+  std::vector<std::string> environment = {marker, "XDG_CACHE_HOME=" + cache};
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string_view text = *entry;
-    if (text.rfind("GTEST_SHARD_INDEX=", 0) != 0 && text.rfind("GTEST_TOTAL_SHARDS=", 0) != 0) environment.emplace_back(text);
+    if (text.rfind("GTEST_SHARD_INDEX=", 0) != 0 && text.rfind("GTEST_TOTAL_SHARDS=", 0) != 0 &&
+        text.rfind("XDG_CACHE_HOME=", 0) != 0) {
+      environment.emplace_back(text);
+    }
   }
   std::vector<char*> argv, envp;
   for (std::string& arg : run.argv) argv.push_back(arg.data());

@@ -42,6 +42,22 @@ expect_status 1 "--high-parity '2'" certify --backend scalar --high-parity 2
 expect_status 1 "--lane-stride '0x1'" certify --backend scalar --lane-stride 0x1
 expect_status 1 "--memory-limit '8X'" certify --backend scalar --memory-limit 8X
 expect_status 1 "--memory-limit '99999999999T'" certify --backend scalar --memory-limit 99999999999T
+expect_status 1 "--only-corpus" certify --backend scalar --campaign corpus --only-corpus
+expect_status 1 "--failure-database and --no-failure-database" certify --backend scalar --failure-database "$work/db" --no-failure-database
+expect_status 1 "--failure-database: expected a directory" certify --backend scalar --failure-database ""
+# --corpus adds to mxconform's corpus; --only-corpus runs only the files given. The failure
+# database goes to $XDG_CACHE_HOME (cli_checks.sh points it into $work), never to the user's cache.
+"$mx" certify --backend scalar --campaign corpus --corpus "$corpus/cases/e4m3_rounding.yaml" --only-corpus > "$work/only" 2> /dev/null
+check "certify --only-corpus runs only the files given" grep -qE "^CERTIFIED .* [0-9]+ cases run, 0 failed" "$work/only"
+only=$(sed -nE 's/.* ([0-9]+) cases run.*/\1/p' "$work/only")
+sed 's/id: e4m3\./id: extra.e4m3./' "$corpus/cases/e4m3_rounding.yaml" > "$work/extra.yaml"
+"$mx" certify --backend scalar --campaign corpus --corpus "$work/extra.yaml" > "$work/both" 2> /dev/null
+both=$(sed -nE 's/.* ([0-9]+) cases run.*/\1/p' "$work/both")
+check "certify --corpus adds to mxconform's corpus ($only, then $both cases)" test "${both:-0}" -gt "${only:-0}"
+"$mx" certify --backend scalar --campaign corpus --corpus "$corpus/cases/e4m3_rounding.yaml" > "$work/same" 2> /dev/null
+check "certify --corpus of a file in mxconform's corpus runs it once" test "$(sed -nE 's/.* ([0-9]+) cases run.*/\1/p' "$work/same")" -eq $((both - only))
+check "certify replays the failure database first" grep -qF "failure database $XDG_CACHE_HOME/mxconform/failures/scalar: 0 past failure(s) replayed first, 0 added" "$work/both"
+check "certify wrote nothing into the failure database of a certified backend" test ! -e "$XDG_CACHE_HOME/mxconform/failures/scalar"
 "$mx" certify --help > "$work/help" 2>&1
 check "certify --help documents --memory-limit" grep -q -- "--memory-limit.*Worker address-space limit" "$work/help"
 

@@ -1,0 +1,153 @@
+// The one compare step (mxconform/difference.h): block and element classes, and the first
+// differing scale and data bytes, on hand-derived cases (bfloat16 bit patterns worked out by
+// hand; e4m3fn spacing 2^(e - 3), smallest normal 2^-6, largest 448).
+#include "mxconform/difference.h"
+
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mxconform/error.h"
+
+namespace mxconform {
+namespace {
+
+QuantizeConfig config(OutputDtype output, std::size_t partitions, std::size_t free, ScaleLayout layout) {
+  QuantizeConfig c;
+  c.input = InputDtype::kBfloat16;
+  c.output = output;
+  c.partitions = partitions;
+  c.free = free;
+  c.scale_layout = layout;
+  return c;
+}
+
+const QuantizeConfig kE4m3 = config(OutputDtype::kFloat8E4m3fn, 8, 4, ScaleLayout::kLogical);
+
+TEST(ClassifyElement, SpecialInputs) {
+  EXPECT_EQ(classify_element(kE4m3, 0x7FC0, 127), ElementClass::kNan);
+  EXPECT_EQ(classify_element(kE4m3, 0xFF80, 127), ElementClass::kInf);
+  EXPECT_EQ(classify_element(kE4m3, 0x8000, 127), ElementClass::kZero);
+  EXPECT_EQ(classify_element(kE4m3, 0x0000, 127), ElementClass::kZero);
+}
+
+TEST(ClassifyElement, TiesAndSaturationAtTheBlockScale) {
+  // 1.0625 = 8.5 steps of 1/8 in [1, 2): a tie. 1.125 = 9 steps: not.
+  EXPECT_EQ(classify_element(kE4m3, 0x3F88, 127), ElementClass::kTie);
+  EXPECT_EQ(classify_element(kE4m3, 0xBF88, 127), ElementClass::kTie);
+  EXPECT_EQ(classify_element(kE4m3, 0x3F90, 127), ElementClass::kOrdinary);
+  // 0x43E8 = 1.8125 * 2^8 = 464 > 448 saturates at scale 1; at E8M0 128 it is 232 = 14.5 steps
+  // of 16 in [128, 256): a tie. 0x43E0 = 448 exactly: the largest value, not beyond it.
+  EXPECT_EQ(classify_element(kE4m3, 0x43E8, 127), ElementClass::kSaturation);
+  EXPECT_EQ(classify_element(kE4m3, 0x43E8, 128), ElementClass::kTie);
+  EXPECT_EQ(classify_element(kE4m3, 0x43E0, 127), ElementClass::kOrdinary);
+  // 0x3A80 = 2^-10: half the smallest subnormal step 2^-9, a tie (to zero).
+  EXPECT_EQ(classify_element(kE4m3, 0x3A80, 127), ElementClass::kTie);
+}
+
+TEST(ClassifyBlock, ContentThenScale) {
+  std::vector<std::uint16_t> block(32, 0);
+  EXPECT_EQ(classify_block(kE4m3, block, 0, 0, 1), BlockClass::kZero);
+  block[5] = 0x3F80;  // 1.0
+  EXPECT_EQ(classify_block(kE4m3, block, 0, 0, 1), BlockClass::kClampLow);
+  EXPECT_EQ(classify_block(kE4m3, block, 0, 0, 254), BlockClass::kLargestE8m0);
+  EXPECT_EQ(classify_block(kE4m3, block, 0, 0, 119), BlockClass::kOrdinary);
+  block[7] = 0xFF80;  // -Inf
+  EXPECT_EQ(classify_block(kE4m3, block, 0, 0, 119), BlockClass::kInf);
+  block[9] = 0x7FC0;  // NaN: before Inf
+  EXPECT_EQ(classify_block(kE4m3, block, 0, 0, 119), BlockClass::kNan);
+}
+
+TEST(Compare, FirstScaleAndFirstDataDifferenceBoth) {
+  // [8, 8] logical: two blocks side by side; element 13 (row 1, column 5) is 1.0, in block (0, 1).
+  const QuantizeConfig c = config(OutputDtype::kFloat8E4m3fn, 8, 8, ScaleLayout::kLogical);
+  std::vector<std::uint16_t> input(64, 0);
+  input[13] = 0x3F80;
+  const std::vector<std::uint8_t> expected_data(64, 0), expected_scale = {0x01, 0x01};
+  std::vector<std::uint8_t> actual_data = expected_data, actual_scale = expected_scale;
+  actual_scale[1] = 0x02;
+  actual_data[13] = 0x05;
+  actual_data[20] = 0x06;
+  const Comparison r = compare(c, input, expected_data, expected_scale, actual_data, actual_scale);
+  EXPECT_FALSE(r.equal());
+  EXPECT_EQ(r.scale_differences, 1u);
+  EXPECT_EQ(r.data_differences, 2u);
+  ASSERT_TRUE(r.first_scale && r.first_data);
+  EXPECT_EQ(&*r.first(), &*r.first_scale) << "a report leads with the scale byte";
+  EXPECT_EQ(r.first_scale->offset, 1u);
+  EXPECT_EQ(r.first_scale->group, 0u);
+  EXPECT_EQ(r.first_scale->column_block, 1u);
+  EXPECT_EQ(r.first_scale->block_class, BlockClass::kClampLow);
+  EXPECT_EQ(r.first_scale->element_class, ElementClass::kNotElement);
+  EXPECT_EQ(*r.first_data->element, 13u);
+  EXPECT_EQ(r.first_data->input_bits, 0x3F80);
+  EXPECT_EQ(r.first_data->column_block, 1u);
+  EXPECT_EQ(r.first_data->expected_e8m0, 0x01);
+  EXPECT_EQ(r.first_data->actual_e8m0, 0x02);
+  EXPECT_EQ(r.first_data->expected, 0x00);
+  EXPECT_EQ(r.first_data->actual, 0x05);
+  EXPECT_NE(r.first_data->to_string().find("element 13 (row 1, column 5), input 0x3F80"), std::string::npos)
+      << r.first_data->to_string();
+  EXPECT_TRUE(compare(c, input, expected_data, expected_scale, expected_data, expected_scale).equal());
+}
+
+TEST(Compare, UnnamedPhysicalScaleRowsAreNotCompared) {
+  // [40, 4] physical: block rows 0..3 in scale rows 0..3, block row 4 in row 32; rows 4..31 unnamed.
+  const QuantizeConfig c = config(OutputDtype::kFloat8E4m3fn, 40, 4, ScaleLayout::kPhysical);
+  const std::vector<std::uint16_t> input(160, 0);
+  const std::vector<std::uint8_t> data(160, 0), expected_scale(33, 0x01);
+  std::vector<std::uint8_t> actual_scale = expected_scale;
+  actual_scale[10] = 0x77;
+  EXPECT_TRUE(compare(c, input, data, expected_scale, data, actual_scale).equal());
+  actual_scale[32] = 0x00;
+  const Comparison r = compare(c, input, data, expected_scale, data, actual_scale);
+  ASSERT_TRUE(r.first_scale);
+  EXPECT_EQ(r.first_scale->group, 4u);
+  EXPECT_EQ(r.first_scale->block_class, BlockClass::kZero);
+}
+
+TEST(Compare, Fp4NibblesMapBackToTheirElements) {
+  // Byte 3 holds nibble positions 6 (low) and 7 (high) with high parity 1. Lane stride 2 (windows
+  // of 4 nibbles, pairs reversed): position 6 holds element 4, position 7 element 5.
+  QuantizeConfig c = config(OutputDtype::kFloat4E2m1fnX4, 8, 4, ScaleLayout::kLogical);
+  const std::vector<std::uint16_t> input(32, 0);
+  const std::vector<std::uint8_t> data(16, 0), scale(1, 0x01);
+  std::vector<std::uint8_t> high = data, low = data;
+  high[3] = 0x50;
+  low[3] = 0x05;
+  EXPECT_EQ(*compare(c, input, data, scale, high, scale).first_data->element, 7u);
+  EXPECT_EQ(*compare(c, input, data, scale, low, scale).first_data->element, 6u);
+  c.fp4_lane_stride = 2;
+  EXPECT_EQ(*compare(c, input, data, scale, high, scale).first_data->element, 5u);
+  EXPECT_EQ(*compare(c, input, data, scale, low, scale).first_data->element, 4u);
+}
+
+TEST(Difference, SignatureIsKindClassesAndKnobsNotShapeNorPlace) {
+  Difference a;
+  a.scale = true;
+  a.block_class = BlockClass::kNan;
+  a.config = config(OutputDtype::kFloat8E4m3fn, 8, 4, ScaleLayout::kPhysical);
+  Difference b = a;
+  b.config.partitions = 64;
+  b.offset = 99;
+  b.group = 7;
+  EXPECT_EQ(a.signature(), b.signature());
+  EXPECT_NE(a.signature().find("scale byte, nan-block"), std::string::npos) << a.signature();
+  b.config.emax_mode = EmaxMode::kEmaxMinus1;
+  EXPECT_NE(a.signature(), b.signature());
+  b = a;
+  b.scale = false;
+  b.element = 0;
+  b.element_class = ElementClass::kTie;
+  EXPECT_NE(a.signature(), b.signature());
+}
+
+TEST(Compare, WrongSizesAreAnError) {
+  const std::vector<std::uint16_t> input(32, 0);
+  const std::vector<std::uint8_t> data(32, 0), scale(1, 0), short_data(31, 0);
+  EXPECT_THROW(compare(kE4m3, input, data, scale, short_data, scale), Error);
+}
+
+}  // namespace
+}  // namespace mxconform
