@@ -76,7 +76,7 @@ std::vector<std::size_t> window_starts(std::size_t n, std::size_t size, std::opt
 
 class Shrinker {
  public:
-  Shrinker(IsolatedBackend& backend, const FailureSignature& wanted, std::size_t max_tries, double seconds)
+  Shrinker(WorkerBackend& backend, const FailureSignature& wanted, std::size_t max_tries, double seconds)
       : backend_(backend), wanted_(wanted), max_tries_(max_tries), seconds_(seconds),
         started_(std::chrono::steady_clock::now()) {}
 
@@ -173,7 +173,7 @@ class Shrinker {
   }
 
  private:
-  IsolatedBackend& backend_;
+  WorkerBackend& backend_;
   const FailureSignature& wanted_;
   std::size_t max_tries_;
   double seconds_;
@@ -213,7 +213,7 @@ std::size_t non_zero_elements(const QuantizeConfig& config, const std::vector<st
       std::count_if(input.begin(), input.end(), [&](std::uint16_t bits) { return !is_zero(config.input, bits); }));
 }
 
-ShrunkCase shrink_failure(IsolatedBackend& backend, const QuantizeConfig& config,
+ShrunkCase shrink_failure(WorkerBackend& backend, const QuantizeConfig& config,
                           const std::vector<std::uint16_t>& input, const CallResult& original,
                           const FailureSignature& wanted, ShrinkBudget budget) {
   constexpr std::size_t kHangTries = 2, kCrashTries = 16;

@@ -50,7 +50,7 @@ struct ShrunkCase {
 // valid configuration within the corpus loader's limits, so the result is always loadable when
 // the original is. The result fails with signature `wanted` (it is the original when nothing
 // smaller does).
-ShrunkCase shrink_failure(IsolatedBackend& backend, const QuantizeConfig& config,
+ShrunkCase shrink_failure(WorkerBackend& backend, const QuantizeConfig& config,
                           const std::vector<std::uint16_t>& input, const CallResult& original,
                           const FailureSignature& wanted, ShrinkBudget budget = {});
 
