@@ -44,6 +44,8 @@ const char* name(Outcome outcome) {
     case Outcome::kError: return "error";
     case Outcome::kUnsupported: return "not-supported";
     case Outcome::kNondeterministic: return "nondeterministic";
+    case Outcome::kMissingOutput: return "missing-output";
+    case Outcome::kMalformedOutput: return "malformed-output";
   }
   return "?";
 }

@@ -30,6 +30,8 @@ enum class Outcome {
   kError,                 // returned MXC_STATUS_ERROR
   kUnsupported,           // declared or returned unsupported: its own outcome, never a failure
   kNondeterministic,      // failed, and the same call run again did something else
+  kMissingOutput,         // grade: a bundle runner wrote no data or scale file for the case
+  kMalformedOutput,       // grade: an output file that is not the |u1 .npy of the case's shape
 };
 const char* name(Outcome outcome);
 bool is_failure(Outcome outcome);
