@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -47,15 +48,38 @@ constexpr std::uint64_t kNpyHeaderAllowance = 1 << 16;  // bytes a .npy may hold
 // ---- The cases, in bundle order. ----
 
 struct CaseSet {
+  std::vector<std::string> campaigns;  // canonical order: corpus, exhaustive, properties
+  bool wants(const std::string& campaign) const {
+    return std::find(campaigns.begin(), campaigns.end(), campaign) != campaigns.end();
+  }
   std::vector<corpus::CorpusCase> corpus;
   std::vector<QuantizeConfig> configurations;
   std::string corpus_sha256;
   std::size_t corpus_files = 0;
 };
 
-CaseSet load_case_set(const std::vector<std::string>& corpus_paths, const QuantizeConfig& knobs, bool all_knobs) {
+// The campaigns named, in canonical order; Error naming `what` on an unknown or repeated one.
+std::vector<std::string> canonical_campaigns(const std::vector<std::string>& named, const std::string& what) {
+  if (named.empty()) throw Error(what + ": no campaign named; expected corpus, exhaustive or properties");
+  for (const std::string& c : named) {
+    if (c != "corpus" && c != "exhaustive" && c != "properties") {
+      throw Error(what + " '" + safe_text(c, 64) + "': expected corpus, exhaustive or properties");
+    }
+    if (std::count(named.begin(), named.end(), c) > 1) throw Error(what + ": campaign " + c + " named twice");
+  }
+  std::vector<std::string> out;
+  for (const char* c : {"corpus", "exhaustive", "properties"}) {
+    if (std::find(named.begin(), named.end(), c) != named.end()) out.push_back(c);
+  }
+  return out;
+}
+
+CaseSet load_case_set(const std::vector<std::string>& campaigns, const std::vector<std::string>& corpus_paths,
+                      const QuantizeConfig& knobs, bool all_knobs) {
   CaseSet set;
-  const std::vector<std::string> files = corpus::find_corpus_files(corpus_paths);
+  set.campaigns = campaigns;
+  const std::vector<std::string> files =
+      set.wants("corpus") ? corpus::find_corpus_files(corpus_paths) : std::vector<std::string>{};
   Sha256 digest;  // the same digest certify records as corpus_sha256
   for (const std::string& file : files) {
     std::ifstream in(file, std::ios::binary);
@@ -64,7 +88,7 @@ CaseSet load_case_set(const std::vector<std::string>& corpus_paths, const Quanti
   }
   set.corpus_sha256 = digest.hex_digest();
   set.corpus_files = files.size();
-  set.corpus = corpus::load_corpus(corpus_paths);
+  if (set.wants("corpus")) set.corpus = corpus::load_corpus(corpus_paths);
   set.configurations = campaign_configurations(knobs, all_knobs);
   return set;
 }
@@ -73,12 +97,14 @@ CaseSet load_case_set(const std::vector<std::string>& corpus_paths, const Quanti
 // (the generating configuration's knobs_text; the corpus case's own for the corpus).
 void for_each_bundle_case(const CaseSet& set, Level level, std::uint64_t seed,
                           const std::function<void(const std::string& tally_key, const CampaignCase&)>& visit) {
-  for_each_corpus_case(set.corpus, [&](const CampaignCase& c) { visit(knobs_text(c.config), c); });
+  if (set.wants("corpus")) for_each_corpus_case(set.corpus, [&](const CampaignCase& c) { visit(knobs_text(c.config), c); });
   for (const QuantizeConfig& config : set.configurations) {
+    if (!set.wants("exhaustive")) break;
     const std::string key = knobs_text(config);
     for_each_exhaustive_case(config, level, [&](const CampaignCase& c) { visit(key, c); });
   }
   for (const QuantizeConfig& config : set.configurations) {
+    if (!set.wants("properties")) break;
     const std::string key = knobs_text(config);
     for_each_property_case(config, level, seed, [&](const CampaignCase& c) { visit(key, c); });
   }
@@ -388,7 +414,8 @@ ExportSummary export_bundle(const ExportOptions& options) {
   make_directory(dir + "/" + kInputs, options.force);
   make_directory(dir + "/" + kOutputs, options.force);
 
-  const CaseSet set = load_case_set(options.corpus_paths, options.knobs, options.all_knobs);
+  const CaseSet set = load_case_set(canonical_campaigns(options.campaigns, "--campaign"), options.corpus_paths,
+                                    options.knobs, options.all_knobs);
   ExportSummary summary;
   YAML::Emitter cases;
   cases << YAML::BeginSeq;
@@ -433,8 +460,7 @@ ExportSummary export_bundle(const ExportOptions& options) {
   head << YAML::Key << "knobs" << YAML::Value << YAML::BeginMap;
   emit_knobs(head, options.knobs);
   head << YAML::EndMap;
-  head << YAML::Key << "campaigns" << YAML::Value << YAML::Flow << YAML::BeginSeq << "corpus" << "exhaustive"
-       << "properties" << YAML::EndSeq;
+  head << YAML::Key << "campaigns" << YAML::Value << YAML::Flow << set.campaigns;
   head << YAML::Key << "corpus_sha256" << YAML::Value << set.corpus_sha256;
   head << YAML::Key << "corpus_files" << YAML::Value << set.corpus_files;
   head << YAML::Key << "case_count" << YAML::Value << summary.cases;
@@ -509,13 +535,25 @@ Certificate grade_bundle(const GradeOptions& options) {
     if (message.rfind(manifest_name, 0) == 0) throw;
     throw Error(manifest_name + ": " + message);
   }
+  std::vector<std::string> campaigns;
+  const YAML::Node campaign_list = reader.field(manifest, "campaigns", "");
+  if (!campaign_list.IsSequence()) reader.fail(campaign_list, "field 'campaigns' must be a list");
+  for (const YAML::Node& c : campaign_list) {
+    if (!c.IsScalar()) reader.fail(c, "field 'campaigns' must list campaign names");
+    campaigns.push_back(c.Scalar());
+  }
+  try {
+    campaigns = canonical_campaigns(campaigns, "field 'campaigns'");
+  } catch (const Error& error) {
+    reader.fail(campaign_list, error.what());
+  }
   const YAML::Node entries = reader.field(manifest, "cases", "");
   if (!entries.IsSequence()) reader.fail(entries, "field 'cases' must be a list");
   const std::uint64_t case_count = reader.number(manifest, "case_count", std::numeric_limits<std::uint32_t>::max());
   const std::string cases_sha256 = reader.text(manifest, "cases_sha256");
   const std::string recorded_corpus = reader.text(manifest, "corpus_sha256");
 
-  const CaseSet set = load_case_set(options.corpus_paths, knobs, all_knobs);
+  const CaseSet set = load_case_set(campaigns, options.corpus_paths, knobs, all_knobs);
   if (recorded_corpus != set.corpus_sha256) {
     reader.fail(manifest["corpus_sha256"], "field 'corpus_sha256' is " + safe_text(recorded_corpus, 80) + " but the corpus here (" +
                                                std::to_string(set.corpus_files) + " files) digests to " + set.corpus_sha256 +
@@ -545,7 +583,7 @@ Certificate grade_bundle(const GradeOptions& options) {
   h["seed"] = std::to_string(seed);
   h["shard"] = "0/1";
   h["all_knobs"] = all_knobs ? "true" : "false";
-  h["campaigns"] = "corpus exhaustive properties";
+  for (const std::string& c : campaigns) h["campaigns"] += (h["campaigns"].empty() ? "" : " ") + c;
   h["rerun"] = "mxconform grade " + bundle;
   h["started"] = now_utc();
   for (const QuantizeConfig& c : set.configurations) certificate.configurations.push_back(knobs_text(c));
@@ -606,7 +644,11 @@ Certificate grade_bundle(const GradeOptions& options) {
     failure.outcome = grade.outcome;
     failure.detail = grade.detail;
     try {
-      corpus::CorpusCase repro = corpus::make_repro_case(c.config, c.input, "grade-" + c.campaign, seed);
+      // The block of the first wrong byte as a case of its own; the whole case otherwise.
+      QuantizeConfig repro_config = c.config;
+      std::vector<std::uint16_t> repro_input = c.input;
+      if (grade.outcome == Outcome::kWrongResult) block_of_site(c.config, c.input, grade.site, repro_config, repro_input);
+      corpus::CorpusCase repro = corpus::make_repro_case(repro_config, repro_input, "grade-" + c.campaign, seed);
       if (c.origin != nullptr) {
         constexpr std::size_t kWhyBytes = 1800;  // at most 4x that once escaped, under the loader's 8192
         repro.why = safe_multiline_text("Corpus case " + c.origin->id + " (" + corpus::to_string(c.origin->location) +

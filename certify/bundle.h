@@ -23,6 +23,7 @@ struct ExportOptions {
   std::uint64_t seed = 1;
   QuantizeConfig knobs;                  // as for certify
   bool all_knobs = false;
+  std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};  // a subset, in any order
   std::vector<std::string> corpus_paths;  // files or directories
   bool force = false;                    // write into a non-empty directory, over its bundle files
   std::function<void(const std::string& stage, std::size_t done, std::size_t total)> progress;

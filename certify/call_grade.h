@@ -24,6 +24,12 @@ CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_
                      const std::vector<std::uint8_t>& expected_scale, const std::uint8_t* unnamed_rows,
                      const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale);
 
+// The block that byte `site` ("data N" or "scale N", as grade_call reports it) lies in, as a case
+// of its own: the block's 32 inputs, and `config` with shape 8x4 (lane stride 0 when its window
+// does not fit one block). Returns false, changing nothing, when `site` names no byte of `config`.
+bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t>& input, const std::string& site,
+                   QuantizeConfig& block_config, std::vector<std::uint16_t>& block_input);
+
 // "0x3F".
 std::string hex_byte(std::uint8_t value);
 

@@ -34,6 +34,8 @@ int run_export(int argc, char** argv) {
   CLI::Option* high_parity_option = app.add_option("--high-parity", high_parity, "FP4 high parity: 0 or 1 (default 1)");
   app.add_option("--scale-layout", scale_layout, "Scale layout: physical (default) or logical");
   app.add_flag("--all-knobs", options.all_knobs, "Every knob combination, as certify --all-knobs");
+  std::vector<std::string> campaigns;
+  app.add_option("--campaign", campaigns, "Export only these campaigns: corpus, exhaustive, properties (repeatable)");
   app.add_option("--corpus", options.corpus_paths, "Corpus files or directories (default: mxconform's corpus)");
   app.add_flag("--force", options.force, "Write into a directory that is not empty, over the bundle files in it");
   if (const std::optional<int> status = parse_command_line(app, argc, argv, "export")) return *status;
@@ -47,6 +49,7 @@ int run_export(int argc, char** argv) {
   }
   if (high_parity_option->count() > 0) options.knobs.fp4_high_parity = parse_parity("--high-parity", high_parity);
   options.knobs.scale_layout = parse_scale_layout(scale_layout);
+  if (!campaigns.empty()) options.campaigns = campaigns;
   if (options.corpus_paths.empty()) options.corpus_paths = {certify::default_corpus_directory()};
 
   const certify::ExportSummary summary = certify::export_bundle(options);

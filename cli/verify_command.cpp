@@ -182,18 +182,10 @@ int run_verify(int argc, char** argv) {
     // The first differing block as a one-block case (the whole tensor when only unnamed rows differ).
     QuantizeConfig repro_config = config;
     std::vector<std::uint16_t> repro_input = elements;
-    if (!blocks.empty()) {
-      const auto [group, column] = blocks.begin()->first;
-      repro_config.partitions = kBlockRows;
-      repro_config.free = kBlockCols;
-      if (repro_config.fp4_lane_stride != 0 && kBlockSize % (2 * repro_config.fp4_lane_stride) != 0) {
-        repro_config.fp4_lane_stride = 0;
-      }
-      repro_input.assign(kBlockSize, 0);
-      for (std::size_t i = 0; i < kBlockSize; ++i) {
-        repro_input[i] = elements[(group * kBlockRows + i / kBlockCols) * config.free + column * kBlockCols + i % kBlockCols];
-      }
-    }
+    const certify::CallGrade grade = certify::grade_call(config, expected_data, expected_scale,
+                                                         std::vector<std::uint8_t>(g.scale_bytes, 0).data(), data.bytes,
+                                                         scale.bytes);
+    certify::block_of_site(config, elements, grade.site, repro_config, repro_input);
     const corpus::CorpusCase repro = corpus::make_repro_case(repro_config, repro_input, "verify", 0);
     write_file_atomically(repro_path, corpus::format_corpus_file({repro}, "mxconform verify: the first differing block of " +
                                                                               safe_text(data_path)),

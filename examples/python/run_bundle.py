@@ -103,8 +103,11 @@ def main(argv):
             failed += 1
             print(f"run_bundle: {case['id']}: {type(error).__name__}: {error}", file=sys.stderr)
             continue
-        save_atomically(inside(args.bundle, case["data"]), np.asarray(data), args.force)
-        save_atomically(inside(args.bundle, case["scale"]), np.asarray(scale), args.force)
+        try:
+            save_atomically(inside(args.bundle, case["data"]), np.asarray(data), args.force)
+            save_atomically(inside(args.bundle, case["scale"]), np.asarray(scale), args.force)
+        except FileExistsError as error:
+            raise SystemExit(f"run_bundle: {error}")
         written += 1
     print(f"run_bundle: {written} cases written, {unsupported} not supported, {failed} failed")
     return 0 if unsupported == 0 and failed == 0 else 2
