@@ -649,8 +649,13 @@ Certificate grade_bundle(const GradeOptions& options) {
       std::vector<std::uint16_t> repro_input = c.input;
       if (grade.outcome == Outcome::kWrongResult) block_of_site(c.config, c.input, grade.site, repro_config, repro_input);
       corpus::CorpusCase repro = corpus::make_repro_case(repro_config, repro_input, "grade-" + c.campaign, seed);
+      constexpr std::size_t kWhyBytes = 1800;  // at most 4x that once escaped, under the loader's 8192
+      repro.why = safe_multiline_text("From bundle case " + id + " (" + c.campaign + " case " + c.id + ", seed " +
+                                          std::to_string(seed) + "), where grade saw " + name(grade.outcome) + ": " +
+                                          grade.detail + ". Expected bytes are the oracle's.",
+                                      kWhyBytes);
+      repro.source = "mxconform grade, " + c.campaign + " campaign";
       if (c.origin != nullptr) {
-        constexpr std::size_t kWhyBytes = 1800;  // at most 4x that once escaped, under the loader's 8192
         repro.why = safe_multiline_text("Corpus case " + c.origin->id + " (" + corpus::to_string(c.origin->location) +
                                             "), where grade saw " + name(grade.outcome) + ": " + grade.detail +
                                             ". That case's why: " + c.origin->why,

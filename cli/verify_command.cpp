@@ -186,7 +186,12 @@ int run_verify(int argc, char** argv) {
                                                          std::vector<std::uint8_t>(g.scale_bytes, 0).data(), data.bytes,
                                                          scale.bytes);
     certify::block_of_site(config, elements, grade.site, repro_config, repro_input);
-    const corpus::CorpusCase repro = corpus::make_repro_case(repro_config, repro_input, "verify", 0);
+    corpus::CorpusCase repro = corpus::make_repro_case(repro_config, repro_input, "verify", 0);
+    constexpr std::size_t kWhyBytes = 1800;  // at most 4x that once escaped, under the loader's 8192
+    repro.why = safe_multiline_text("mxconform verify of " + data_path + " and " + scale_path + " for " + input_path + ": " +
+                                        grade.detail + ". Expected bytes are the oracle's.",
+                                    kWhyBytes);
+    repro.source = "mxconform verify";
     write_file_atomically(repro_path, corpus::format_corpus_file({repro}, "mxconform verify: the first differing block of " +
                                                                               safe_text(data_path)),
                           force);
