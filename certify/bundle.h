@@ -4,7 +4,6 @@
 // simulator, another CI job); then the runner's outputs graded as certify grades a call.
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,7 +25,6 @@ struct ExportOptions {
   std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};  // a subset, in any order
   std::vector<std::string> corpus_paths;  // files or directories
   bool force = false;                    // write into a non-empty directory, over its bundle files
-  std::function<void(const std::string& stage, std::size_t done, std::size_t total)> progress;
 };
 
 struct ExportSummary {
@@ -44,7 +42,6 @@ struct GradeOptions {
   std::string directory;
   std::vector<std::string> corpus_paths;  // must digest to the manifest's corpus_sha256
   std::string emit_repro_dir;            // write each failure's repro there (never overwriting)
-  std::function<void(const std::string& stage, std::size_t done, std::size_t total)> progress;
 };
 
 // Reads DIR/manifest.yaml, refuses it (Error naming the field) when its format version,
