@@ -16,38 +16,20 @@
 #include <yaml-cpp/yaml.h>
 
 #include "build_info.h"
-#include "case_gen.h"
+#include "campaign_cases.h"
 #include "class_cases.h"
 #include "command_backend.h"
 #include "corpus_loader.h"
 #include "coverage.h"
-#include "exhaustive_campaign.h"
 #include "failure_database.h"
 #include "failure_groups.h"
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
-#include "oracle.h"
 #include "repro_writer.h"
 #include "sha256.h"
 #include "shrink.h"
 
 namespace mxconform::certify {
-
-const char* name(Level level) {
-  switch (level) {
-    case Level::kGate: return "gate";
-    case Level::kNightly: return "nightly";
-    case Level::kSoak: return "soak";
-  }
-  return "?";
-}
-
-Level parse_level(const std::string& text) {
-  if (text == "gate") return Level::kGate;
-  if (text == "nightly") return Level::kNightly;
-  if (text == "soak") return Level::kSoak;
-  throw Error("unknown level '" + text + "'; expected gate, nightly or soak");
-}
 
 bool Certificate::certified() const {
   if (!failures.empty() || !coverage_missed.empty() || header.count("load_error") != 0) return false;
@@ -64,104 +46,6 @@ bool Certificate::certified() const {
 namespace {
 
 constexpr const char* kFailureDatabaseCampaign = "failures";
-
-// ---- What to certify. ----
-
-std::vector<QuantizeConfig> configurations(const CertifyOptions& options) {
-  std::vector<QuantizeConfig> out;
-  for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
-    for (const OutputDtypeInfo& dtype : output_dtypes()) {
-      QuantizeConfig base = options.knobs;
-      base.input = input;
-      base.output = dtype.id;
-      if (!options.all_knobs) {
-        if (!is_fp4(dtype.id)) {
-          base.fp4_lane_stride = 0;
-          base.fp4_high_parity = 1;
-        }
-        out.push_back(base);
-        continue;
-      }
-      for (EmaxMode mode : {EmaxMode::kEmax, EmaxMode::kEmaxMinus1}) {
-        for (ScaleLayout layout : {ScaleLayout::kPhysical, ScaleLayout::kLogical}) {
-          QuantizeConfig c = base;
-          c.emax_mode = mode;
-          c.scale_layout = layout;
-          if (is_fp4(dtype.id)) {
-            for (int parity : {1, 0}) {
-              for (std::uint32_t stride : {0u, 1u, 2u, 4u, 8u}) {
-                c.fp4_high_parity = parity;
-                c.fp4_lane_stride = stride;
-                out.push_back(c);
-              }
-            }
-          } else {
-            c.fp4_lane_stride = 0;
-            c.fp4_high_parity = 1;
-            for (Fp8NanPolicy policy : {Fp8NanPolicy::kCanonical, Fp8NanPolicy::kZero}) {
-              c.fp8_nan = policy;
-              out.push_back(c);
-            }
-          }
-        }
-      }
-    }
-  }
-  return out;
-}
-
-// A configuration's knobs and dtypes without its shape.
-std::string knobs_text(const QuantizeConfig& config) {
-  std::ostringstream out;
-  out << "input=" << name(config.input) << " output=" << name(config.output) << " emax_mode=" << name(config.emax_mode);
-  if (!is_fp4(config.output)) out << " fp8_nan=" << name(config.fp8_nan);
-  if (is_fp4(config.output)) out << " lane_stride=" << config.fp4_lane_stride << " high_parity=" << config.fp4_high_parity;
-  out << " scale_layout=" << name(config.scale_layout);
-  return out.str();
-}
-
-std::size_t exhaustive_tensors_per_config(Level level) { return level == Level::kGate ? 10 : std::numeric_limits<std::size_t>::max(); }
-std::size_t property_cases_per_config(Level level) {
-  switch (level) {
-    case Level::kGate: return 24;
-    case Level::kNightly: return 400;
-    case Level::kSoak: return 4000;
-  }
-  return 0;
-}
-
-// The E8M0 values the gate samples: the clamps, the unscaled region, and the largest.
-std::vector<int> sample_e8m0(const std::vector<int>& reachable, Level level) {
-  if (level != Level::kGate) return reachable;
-  std::set<int> wanted = {1, 2, 3, 100, 112, 119, 120, 125, 127, 128, 240, 247, 253, 254};
-  std::vector<int> out;
-  for (int e : reachable) {
-    if (wanted.count(e) != 0) out.push_back(e);
-  }
-  if (!reachable.empty() && (out.empty() || out.back() != reachable.back())) out.push_back(reachable.back());
-  return out;
-}
-
-// The oracle's bytes for a case: unnamed physical scale rows expected 0 (left untouched).
-void oracle_bytes(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
-                  std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale) {
-  const Geometry g = geometry(config);
-  data.assign(g.data_bytes, 0);
-  scale.assign(g.scale_bytes, 0);
-  oracle::quantize(config, input.data(), data.data(), scale.data());
-}
-
-// FP4 codes (one per element) packed with the configuration's stride and parity.
-std::vector<std::uint8_t> pack_codes(const QuantizeConfig& config, const std::vector<std::uint8_t>& codes) {
-  if (!is_fp4(config.output)) return codes;
-  std::vector<std::uint8_t> packed(codes.size() / 2, 0);
-  for (std::size_t k = 0; k < codes.size(); ++k) {
-    const std::size_t position = oracle::nibble_position(k, config.fp4_lane_stride);
-    const bool high = static_cast<int>(position % 2) == config.fp4_high_parity;
-    packed[position / 2] |= static_cast<std::uint8_t>(high ? codes[k] << 4 : codes[k]);
-  }
-  return packed;
-}
 
 class Runner {
  public:
@@ -464,7 +348,7 @@ Certificate run_certification(const CertifyOptions& options) {
     return certificate;
   }
   Runner runner(options, backend, certificate);
-  const std::vector<QuantizeConfig> configs = configurations(options);
+  const std::vector<QuantizeConfig> configs = campaign_configurations(options.knobs, options.all_knobs);
   for (const QuantizeConfig& c : configs) certificate.configurations.push_back(knobs_text(c));
 
   auto progress = [&](const std::string& stage, std::size_t done, std::size_t total) {
@@ -474,19 +358,17 @@ Certificate run_certification(const CertifyOptions& options) {
   // Corpus cases, each with its own configuration, tallied per configuration under `campaign`.
   const auto run_corpus_cases = [&](const char* campaign, const std::vector<corpus::CorpusCase>& cases) {
     std::map<std::string, std::size_t> tally_of;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      const corpus::CorpusCase& c = cases[i];
+    std::size_t done = 0;
+    for_each_corpus_case(cases, [&](const CampaignCase& c) {
       const std::string key = knobs_text(c.config);
       if (tally_of.count(key) == 0) {
         tally_of[key] = certificate.tallies.size();
         certificate.tallies.push_back({campaign, key, std::string(name(c.config.output)), {}, {}});
       }
-      std::vector<std::uint8_t> data(c.data.size()), scale(c.scale.size());
-      for (std::size_t j = 0; j < data.size(); ++j) data[j] = c.data[j].value_or(0);
-      for (std::size_t j = 0; j < scale.size(); ++j) scale[j] = c.scale[j].value_or(0);
-      runner.run_case(certificate.tallies[tally_of[key]], campaign, c.id, c.config, c.input, data, scale, &c);
-      progress(campaign, i + 1, cases.size());
-    }
+      runner.run_case(certificate.tallies[tally_of[key]], campaign, c.id, c.config, c.input, c.expected_data,
+                      c.expected_scale, c.origin);
+      progress(campaign, ++done, cases.size());
+    });
   };
 
   // 0. Past failures first: the failure database's repros, then new failures go into it.
@@ -517,21 +399,10 @@ Certificate run_certification(const CertifyOptions& options) {
     std::size_t done = 0;
     for (const QuantizeConfig& config : configs) {
       Tally& tally = open_tally(certificate, backend, "exhaustive", config);
-      if (!tally.unsupported.empty()) {
-        progress("exhaustive", ++done, configs.size());
-        continue;
-      }
-      ExhaustiveCampaign campaign(config.input, config.output, config.emax_mode, config.fp8_nan);
-      std::size_t tensors = 0;
-      for (int e8m0 : sample_e8m0(campaign.reachable_e8m0(), options.level)) {
-        if (tensors++ >= exhaustive_tensors_per_config(options.level)) break;
-        for (ExhaustiveTensor& t : campaign.tensors(e8m0)) {
-          t.config.fp4_lane_stride = config.fp4_lane_stride;
-          t.config.fp4_high_parity = config.fp4_high_parity;
-          t.config.scale_layout = config.scale_layout;  // one partition group: both layouts are one row
-          runner.run_case(tally, "exhaustive", "e8m0-" + std::to_string(e8m0) + "-" + t.context, t.config, t.input,
-                          pack_codes(t.config, t.codes), t.expected_scale);
-        }
+      if (tally.unsupported.empty()) {
+        for_each_exhaustive_case(config, options.level, [&](const CampaignCase& c) {
+          runner.run_case(tally, "exhaustive", c.id, c.config, c.input, c.expected_data, c.expected_scale);
+        });
       }
       progress("exhaustive", ++done, configs.size());
     }
@@ -542,42 +413,19 @@ Certificate run_certification(const CertifyOptions& options) {
   if (wants(options, "properties")) {
     properties::Coverage coverage;
     std::size_t done = 0;
-    const std::size_t per_config = property_cases_per_config(options.level);
     for (const QuantizeConfig& config : configs) {
       Tally& tally = open_tally(certificate, backend, "properties", config);
       if (!tally.unsupported.empty()) {
         progress("properties", ++done, configs.size());
         continue;
       }
-      // First one single-block case per class the configuration promises (class_cases.h), then
-      // cases of the property suite's generators up to the level's count.
-      const std::uint64_t config_seed = options.seed * 1000003u + std::hash<std::string>{}(knobs_text(config));
-      std::vector<properties::QuantizeCase> cases = properties::class_cases(config, config_seed);
-      properties::CaseSpace space;
-      space.outputs = {config.output};
-      space.max_block_rows = 16;
-      space.max_block_cols = 64;
-      const auto generator = properties::quantize_cases(space);
-      for (std::size_t i = cases.size(); i < per_config; ++i) {
-        constexpr int kMaxSize = 100;  // RapidCheck's generation size stays at or below 100
-        const rc::Random random(config_seed + i);
-        cases.push_back(generator(random, static_cast<int>(i * 7 % (kMaxSize + 1))).value());
-      }
       properties::Coverage config_coverage;
-      for (std::size_t i = 0; i < cases.size(); ++i) {
-        properties::QuantizeCase& c = cases[i];
-        QuantizeConfig run_config = config;
-        run_config.partitions = c.config.partitions;
-        run_config.free = c.config.free;
-        const std::size_t window = 2 * static_cast<std::size_t>(std::max<std::uint32_t>(1, run_config.fp4_lane_stride));
-        if ((run_config.partitions * run_config.free) % window != 0) run_config.fp4_lane_stride = 0;
-        c.config = run_config;
-        coverage.add(c);
-        config_coverage.add(c);
-        std::vector<std::uint8_t> data, scale;
-        oracle_bytes(run_config, c.input, data, scale);
-        runner.run_case(tally, "properties", "case-" + std::to_string(i), run_config, c.input, data, scale);
-      }
+      for_each_property_case(config, options.level, options.seed, [&](const CampaignCase& c) {
+        const properties::QuantizeCase generated{c.config, c.input};
+        coverage.add(generated);
+        config_coverage.add(generated);
+        runner.run_case(tally, "properties", c.id, c.config, c.input, c.expected_data, c.expected_scale);
+      });
       for (properties::CoverageClass missed : config_coverage.missed(properties::promised_classes(config))) {
         certificate.coverage_missed.push_back(knobs_text(config) + ": " + std::string(properties::name(missed)));
       }

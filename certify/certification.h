@@ -9,14 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "campaign_cases.h"
 #include "isolated_backend.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::certify {
-
-enum class Level { kGate, kNightly, kSoak };
-const char* name(Level level);
-Level parse_level(const std::string& text);
 
 struct CertifyOptions {
   std::string backend;                  // built-in name or path to a shared library

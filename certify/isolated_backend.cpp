@@ -23,6 +23,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "call_grade.h"
 #include "mxconform/backend_params.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
@@ -46,6 +47,8 @@ const char* name(Outcome outcome) {
     case Outcome::kProtocolError: return "protocol-error";
     case Outcome::kStrayOutput: return "stray-output";
     case Outcome::kWrongSize: return "wrong-size";
+    case Outcome::kMissingOutput: return "missing-output";
+    case Outcome::kMalformedOutput: return "malformed-output";
   }
   return "?";
 }
@@ -353,12 +356,6 @@ std::string signal_text(int sig) {
   if (sig == SIGSYS) out += ": a system call the worker may not make (signalling or tracing another process, or leaving its process group)";
   if (sig == SIGKILL) out += ": killed (by the harness, the kernel's out-of-memory killer, or the backend itself)";
   return out;
-}
-
-std::string hex_byte(std::uint8_t value) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%02X", value);
-  return text;
 }
 
 double monotonic_seconds() {
@@ -757,41 +754,11 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
     }
   }
   // Scale rows no slot names must keep their fill; then every byte against the oracle.
-  const Geometry g = geometry(config);
-  const std::vector<bool> named = named_scale_rows(config);
-  for (std::size_t row = 0; row < g.scale_rows; ++row) {
-    if (named[row]) continue;
-    for (std::size_t c = 0; c < g.block_cols; ++c) {
-      const std::size_t i = row * g.block_cols + c;
-      const auto was = static_cast<std::uint8_t>(filled_scale[slack[kScale] + i]);
-      if (result.scale[i] != was) {
-        result.outcome = Outcome::kWriteUnnamedScaleRow;
-        result.site = "scale " + std::to_string(i);
-        result.detail = "scale row " + std::to_string(row) + " (no slot names it) byte " + std::to_string(c) +
-                        " changed from " + hex_byte(was) + " to " + hex_byte(result.scale[i]);
-        return result;
-      }
-    }
-  }
-  for (std::size_t i = 0; i < expected_scale.size(); ++i) {
-    if (named[i / g.block_cols] && result.scale[i] != expected_scale[i]) {
-      result.outcome = Outcome::kWrongResult;
-      result.site = "scale " + std::to_string(i);
-      result.detail = "scale byte " + std::to_string(i) + " (row " + std::to_string(i / g.block_cols) + ", block column " +
-                      std::to_string(i % g.block_cols) + "): expected " + hex_byte(expected_scale[i]) + ", actual " +
-                      hex_byte(result.scale[i]);
-      return result;
-    }
-  }
-  for (std::size_t i = 0; i < expected_data.size(); ++i) {
-    if (result.data[i] != expected_data[i]) {
-      result.outcome = Outcome::kWrongResult;
-      result.site = "data " + std::to_string(i);
-      result.detail = "data byte " + std::to_string(i) + ": expected " + hex_byte(expected_data[i]) + ", actual " +
-                      hex_byte(result.data[i]);
-      return result;
-    }
-  }
+  const std::vector<std::uint8_t> unnamed_fill(filled_scale.begin() + slack[kScale], filled_scale.begin() + slack[kScale] + sizes[kScale]);
+  const CallGrade grade = grade_call(config, expected_data, expected_scale, unnamed_fill.data(), result.data, result.scale);
+  result.outcome = grade.outcome;
+  result.site = grade.site;
+  result.detail = grade.detail;
   return result;
 }
 

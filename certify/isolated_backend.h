@@ -33,6 +33,8 @@ enum class Outcome {
   kProtocolError,         // a command subject answered with bytes that are not a valid frame
   kStrayOutput,           // a command subject wrote to its stdout outside a frame
   kWrongSize,             // a command subject answered with data or scale of the wrong size
+  kMissingOutput,         // grade: a bundle runner wrote no data or scale file for the case
+  kMalformedOutput,       // grade: an output file that is not the |u1 .npy of the case's shape
 };
 const char* name(Outcome outcome);
 bool is_failure(Outcome outcome);

@@ -21,6 +21,7 @@
 #include "mxconform/registry.h"
 #include "mxconform/subject.h"
 #include "mxconform/subject_process.h"
+#include "bundle_command.h"
 #include "certify_command.h"
 #include "serve_command.h"
 #include "command_line.h"
@@ -29,6 +30,7 @@
 #include "option_values.h"
 #include "quantize_summary.h"
 #include "replay_command.h"
+#include "verify_command.h"
 #ifdef MXCONFORM_WITH_BENCH
 #include "bench.h"
 #endif
@@ -206,6 +208,11 @@ int run(int argc, char** argv, const std::string& command) {
   app.add_subcommand("serve", "Serve a subject over the subject protocol on stdin/stdout (for cmd: subjects; "
                               "`mxconform serve --help`)")
       ->allow_extras();
+  app.add_subcommand("export", "Write the certify campaigns' cases as an offline bundle (.npy inputs and a manifest); "
+                               "`mxconform export --help` for flags")
+      ->allow_extras();
+  app.add_subcommand("grade", "Grade the outputs a runner wrote into a bundle and write the certificate")->allow_extras();
+  app.add_subcommand("verify", "Compare one quantized tensor produced elsewhere against the reference")->allow_extras();
 #ifdef MXCONFORM_WITH_BENCH
   // Listed for --help only: main() hands `bench` to mxconform::bench::run before this parser.
   app.add_subcommand("bench", "Time every backend against speed-of-light kernels (Google Benchmark; "
@@ -225,7 +232,8 @@ int run(int argc, char** argv, const std::string& command) {
 // The subcommand named by argv[1], for error messages; empty when argv[1] names none.
 std::string command_name(int argc, char** argv) {
   if (argc < 2) return "";
-  for (const char* known : {"quantize", "dequantize", "backends", "replay", "explain", "certify", "merge", "serve"}) {
+  for (const char* known : {"quantize", "dequantize", "backends", "replay", "explain", "certify", "merge", "serve",
+                            "export", "grade", "verify"}) {
     if (std::strcmp(argv[1], known) == 0) return known;
   }
   return "";
@@ -245,6 +253,9 @@ int main(int argc, char** argv) {
     if (command == "certify") return run_certify(argc - 1, argv + 1);
     if (command == "merge") return run_merge(argc - 1, argv + 1);
     if (command == "serve") return run_serve(argc - 1, argv + 1);
+    if (command == "export") return run_export(argc - 1, argv + 1);
+    if (command == "grade") return run_grade(argc - 1, argv + 1);
+    if (command == "verify") return run_verify(argc - 1, argv + 1);
     return run(argc, argv, command);
   } catch (const mxconform::Error& error) {
     print_error(command, error.what());

@@ -1,0 +1,59 @@
+#pragma once
+// Offline bundles (docs/bundle-manifest.md): every case of the certify campaigns written as .npy
+// inputs and a manifest, for a runner on a machine mxconform cannot drive (a device, a remote
+// simulator, another CI job); then the runner's outputs graded as certify grades a call.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "campaign_cases.h"
+#include "certification.h"
+#include "mxconform/quantize_config.h"
+
+namespace mxconform::certify {
+
+// The manifest format this mxconform writes and reads.
+inline constexpr int kBundleFormatVersion = 1;
+
+struct ExportOptions {
+  std::string directory;                 // created when missing (its parent must exist)
+  Level level = Level::kGate;
+  std::uint64_t seed = 1;
+  QuantizeConfig knobs;                  // as for certify
+  bool all_knobs = false;
+  std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};  // a subset, in any order
+  std::vector<std::string> corpus_paths;  // files or directories
+  bool force = false;                    // write into a non-empty directory, over its bundle files
+};
+
+struct ExportSummary {
+  std::size_t cases = 0;
+  std::uint64_t input_bytes = 0;   // the .npy inputs, headers included
+  std::string manifest_path;
+};
+
+// Writes DIR/inputs/<id>.npy for every case, creates DIR/outputs/ (empty) and writes
+// DIR/manifest.yaml last, so a bundle without a manifest is an interrupted export. Throws Error
+// before writing anything when DIR is not empty and `force` is false, or is not a directory.
+ExportSummary export_bundle(const ExportOptions& options);
+
+struct GradeOptions {
+  std::string directory;
+  std::vector<std::string> corpus_paths;  // must digest to the manifest's corpus_sha256
+  std::string emit_repro_dir;            // write each failure's repro there (never overwriting)
+};
+
+// Reads DIR/manifest.yaml, refuses it (Error naming the field) when its format version,
+// mxconform version, corpus digest, or any case differs from what this mxconform regenerates
+// from its level, seed and knobs, or when an input file differs from its case; then grades each
+// case's outputs: missing (missing-output), not a regular file inside DIR, not a |u1 .npy of the
+// shape `mxconform quantize` writes, or too large (malformed-output), then bytes as certify does,
+// with every scale row no slot names required to be 0 (write-unnamed-scale-row otherwise).
+// Reads nothing outside DIR but the corpus: files are opened without following symbolic links.
+Certificate grade_bundle(const GradeOptions& options);
+
+// The bundle id of the case at `index` in campaign order: "c000000", "c000001", ...
+std::string bundle_case_id(std::size_t index);
+
+}  // namespace mxconform::certify

@@ -1,0 +1,102 @@
+#include "call_grade.h"
+
+#include <cstdio>
+
+#include "oracle.h"
+
+namespace mxconform::certify {
+
+std::string hex_byte(std::uint8_t value) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02X", value);
+  return text;
+}
+
+bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t>& input, const std::string& site,
+                   QuantizeConfig& block_config, std::vector<std::uint16_t>& block_input) {
+  const Geometry g = geometry(config);
+  const bool is_data = site.rfind("data ", 0) == 0;
+  if (!is_data && site.rfind("scale ", 0) != 0) return false;
+  std::size_t byte = 0;
+  const std::string digits = site.substr(is_data ? 5 : 6);
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+  byte = std::stoull(digits);
+  std::size_t group = 0, column = 0;
+  if (is_data) {
+    if (byte >= g.data_bytes) return false;
+    std::size_t element = byte;
+    if (is_fp4(config.output)) {
+      // The element whose nibble lands at the byte's low nibble position (the remap is a permutation).
+      const std::size_t elements = config.partitions * config.free;
+      for (element = 0; element < elements; ++element) {
+        if (oracle::nibble_position(element, config.fp4_lane_stride) / 2 == byte) break;
+      }
+      if (element == elements) return false;
+    }
+    group = element / config.free / kBlockRows;
+    column = element % config.free / kBlockCols;
+  } else {
+    if (byte >= g.scale_bytes) return false;
+    const std::size_t row = byte / g.block_cols;
+    column = byte % g.block_cols;
+    for (group = 0; group < g.block_rows && scale_row(config, group) != row; ++group) {
+    }
+    if (group == g.block_rows) return false;  // a row no slot names
+  }
+  block_config = config;
+  block_config.partitions = kBlockRows;
+  block_config.free = kBlockCols;
+  if (block_config.fp4_lane_stride != 0 && kBlockSize % (2 * block_config.fp4_lane_stride) != 0) {
+    block_config.fp4_lane_stride = 0;
+  }
+  block_input.assign(kBlockSize, 0);
+  for (std::size_t i = 0; i < kBlockSize; ++i) {
+    block_input[i] = input[(group * kBlockRows + i / kBlockCols) * config.free + column * kBlockCols + i % kBlockCols];
+  }
+  return true;
+}
+
+CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,
+                     const std::vector<std::uint8_t>& expected_scale, const std::uint8_t* unnamed_rows,
+                     const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale) {
+  CallGrade grade;
+  const Geometry g = geometry(config);
+  const std::vector<bool> named = named_scale_rows(config);
+  // 1. Scale rows no slot names keep what they held before the call.
+  for (std::size_t row = 0; row < g.scale_rows; ++row) {
+    if (named[row]) continue;
+    for (std::size_t c = 0; c < g.block_cols; ++c) {
+      const std::size_t i = row * g.block_cols + c;
+      if (actual_scale[i] != unnamed_rows[i]) {
+        grade.outcome = Outcome::kWriteUnnamedScaleRow;
+        grade.site = "scale " + std::to_string(i);
+        grade.detail = "scale row " + std::to_string(row) + " (no slot names it) byte " + std::to_string(c) +
+                       " changed from " + hex_byte(unnamed_rows[i]) + " to " + hex_byte(actual_scale[i]);
+        return grade;
+      }
+    }
+  }
+  // 2. Every named scale byte, then every data byte, against the oracle.
+  for (std::size_t i = 0; i < expected_scale.size(); ++i) {
+    if (named[i / g.block_cols] && actual_scale[i] != expected_scale[i]) {
+      grade.outcome = Outcome::kWrongResult;
+      grade.site = "scale " + std::to_string(i);
+      grade.detail = "scale byte " + std::to_string(i) + " (row " + std::to_string(i / g.block_cols) + ", block column " +
+                     std::to_string(i % g.block_cols) + "): expected " + hex_byte(expected_scale[i]) + ", actual " +
+                     hex_byte(actual_scale[i]);
+      return grade;
+    }
+  }
+  for (std::size_t i = 0; i < expected_data.size(); ++i) {
+    if (actual_data[i] != expected_data[i]) {
+      grade.outcome = Outcome::kWrongResult;
+      grade.site = "data " + std::to_string(i);
+      grade.detail = "data byte " + std::to_string(i) + ": expected " + hex_byte(expected_data[i]) + ", actual " +
+                     hex_byte(actual_data[i]);
+      return grade;
+    }
+  }
+  return grade;
+}
+
+}  // namespace mxconform::certify

@@ -1,0 +1,36 @@
+#pragma once
+// The verdict on one quantize call's outputs against the oracle's bytes: shared by certify (what
+// a worker's buffers hold after the call) and grade (what a runner elsewhere wrote to files).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isolated_backend.h"
+#include "mxconform/quantize_config.h"
+
+namespace mxconform::certify {
+
+struct CallGrade {
+  Outcome outcome = Outcome::kPass;  // kPass, kWriteUnnamedScaleRow or kWrongResult
+  std::string site;                  // "scale 12", "data 40": the first byte found wrong
+  std::string detail;                // that byte, expected and actual, in words
+};
+
+// Grades `actual_*` (sizes geometry(config).data_bytes and scale_bytes; checked by the caller)
+// against `expected_*`. First the scale rows no slot names (physical layout): each must still
+// hold `unnamed_rows`'s byte (the buffer as it was before the call, scale_bytes long). Then every
+// named scale byte, then every data byte. Reports the first difference found.
+CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,
+                     const std::vector<std::uint8_t>& expected_scale, const std::uint8_t* unnamed_rows,
+                     const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale);
+
+// The block that byte `site` ("data N" or "scale N", as grade_call reports it) lies in, as a case
+// of its own: the block's 32 inputs, and `config` with shape 8x4 (lane stride 0 when its window
+// does not fit one block). Returns false, changing nothing, when `site` names no byte of `config`.
+bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t>& input, const std::string& site,
+                   QuantizeConfig& block_config, std::vector<std::uint16_t>& block_input);
+
+// "0x3F".
+std::string hex_byte(std::uint8_t value);
+
+}  // namespace mxconform::certify

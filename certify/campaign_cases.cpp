@@ -1,0 +1,199 @@
+#include "campaign_cases.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "case_gen.h"
+#include "class_cases.h"
+#include "exhaustive_campaign.h"
+#include "mxconform/error.h"
+#include "oracle.h"
+
+namespace mxconform::certify {
+
+const char* name(Level level) {
+  switch (level) {
+    case Level::kGate: return "gate";
+    case Level::kNightly: return "nightly";
+    case Level::kSoak: return "soak";
+  }
+  return "?";
+}
+
+Level parse_level(const std::string& text) {
+  if (text == "gate") return Level::kGate;
+  if (text == "nightly") return Level::kNightly;
+  if (text == "soak") return Level::kSoak;
+  throw Error("unknown level '" + text + "'; expected gate, nightly or soak");
+}
+
+std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs, bool all_knobs) {
+  std::vector<QuantizeConfig> out;
+  for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
+    for (const OutputDtypeInfo& dtype : output_dtypes()) {
+      QuantizeConfig base = knobs;
+      base.input = input;
+      base.output = dtype.id;
+      if (!all_knobs) {
+        if (!is_fp4(dtype.id)) {
+          base.fp4_lane_stride = 0;
+          base.fp4_high_parity = 1;
+        }
+        out.push_back(base);
+        continue;
+      }
+      for (EmaxMode mode : {EmaxMode::kEmax, EmaxMode::kEmaxMinus1}) {
+        for (ScaleLayout layout : {ScaleLayout::kPhysical, ScaleLayout::kLogical}) {
+          QuantizeConfig c = base;
+          c.emax_mode = mode;
+          c.scale_layout = layout;
+          if (is_fp4(dtype.id)) {
+            for (int parity : {1, 0}) {
+              for (std::uint32_t stride : {0u, 1u, 2u, 4u, 8u}) {
+                c.fp4_high_parity = parity;
+                c.fp4_lane_stride = stride;
+                out.push_back(c);
+              }
+            }
+          } else {
+            c.fp4_lane_stride = 0;
+            c.fp4_high_parity = 1;
+            for (Fp8NanPolicy policy : {Fp8NanPolicy::kCanonical, Fp8NanPolicy::kZero}) {
+              c.fp8_nan = policy;
+              out.push_back(c);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string knobs_text(const QuantizeConfig& config) {
+  std::ostringstream out;
+  out << "input=" << name(config.input) << " output=" << name(config.output) << " emax_mode=" << name(config.emax_mode);
+  if (!is_fp4(config.output)) out << " fp8_nan=" << name(config.fp8_nan);
+  if (is_fp4(config.output)) out << " lane_stride=" << config.fp4_lane_stride << " high_parity=" << config.fp4_high_parity;
+  out << " scale_layout=" << name(config.scale_layout);
+  return out.str();
+}
+
+void oracle_bytes(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                  std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale) {
+  const Geometry g = geometry(config);
+  data.assign(g.data_bytes, 0);
+  scale.assign(g.scale_bytes, 0);
+  oracle::quantize(config, input.data(), data.data(), scale.data());
+}
+
+namespace {
+
+std::size_t exhaustive_tensors_per_config(Level level) {
+  return level == Level::kGate ? 10 : std::numeric_limits<std::size_t>::max();
+}
+
+std::size_t property_cases_per_config(Level level) {
+  switch (level) {
+    case Level::kGate: return 24;
+    case Level::kNightly: return 400;
+    case Level::kSoak: return 4000;
+  }
+  return 0;
+}
+
+// The E8M0 values the gate samples: the clamps, the unscaled region, and the largest.
+std::vector<int> sample_e8m0(const std::vector<int>& reachable, Level level) {
+  if (level != Level::kGate) return reachable;
+  std::set<int> wanted = {1, 2, 3, 100, 112, 119, 120, 125, 127, 128, 240, 247, 253, 254};
+  std::vector<int> out;
+  for (int e : reachable) {
+    if (wanted.count(e) != 0) out.push_back(e);
+  }
+  if (!reachable.empty() && (out.empty() || out.back() != reachable.back())) out.push_back(reachable.back());
+  return out;
+}
+
+// FP4 codes (one per element) packed with the configuration's stride and parity.
+std::vector<std::uint8_t> pack_codes(const QuantizeConfig& config, const std::vector<std::uint8_t>& codes) {
+  if (!is_fp4(config.output)) return codes;
+  std::vector<std::uint8_t> packed(codes.size() / 2, 0);
+  for (std::size_t k = 0; k < codes.size(); ++k) {
+    const std::size_t position = oracle::nibble_position(k, config.fp4_lane_stride);
+    const bool high = static_cast<int>(position % 2) == config.fp4_high_parity;
+    packed[position / 2] |= static_cast<std::uint8_t>(high ? codes[k] << 4 : codes[k]);
+  }
+  return packed;
+}
+
+}  // namespace
+
+void for_each_corpus_case(const std::vector<corpus::CorpusCase>& loaded, const CaseVisitor& visit) {
+  for (const corpus::CorpusCase& c : loaded) {
+    CampaignCase out;
+    out.campaign = "corpus";
+    out.id = c.id;
+    out.config = c.config;
+    out.input = c.input;
+    out.expected_data.resize(c.data.size());
+    out.expected_scale.resize(c.scale.size());
+    for (std::size_t j = 0; j < c.data.size(); ++j) out.expected_data[j] = c.data[j].value_or(0);
+    for (std::size_t j = 0; j < c.scale.size(); ++j) out.expected_scale[j] = c.scale[j].value_or(0);
+    out.origin = &c;
+    visit(out);
+  }
+}
+
+void for_each_exhaustive_case(const QuantizeConfig& config, Level level, const CaseVisitor& visit) {
+  ExhaustiveCampaign campaign(config.input, config.output, config.emax_mode, config.fp8_nan);
+  std::size_t tensors = 0;
+  for (int e8m0 : sample_e8m0(campaign.reachable_e8m0(), level)) {
+    if (tensors++ >= exhaustive_tensors_per_config(level)) break;
+    for (ExhaustiveTensor& t : campaign.tensors(e8m0)) {
+      CampaignCase out;
+      out.campaign = "exhaustive";
+      out.id = "e8m0-" + std::to_string(e8m0) + "-" + t.context;
+      out.config = t.config;
+      out.config.fp4_lane_stride = config.fp4_lane_stride;
+      out.config.fp4_high_parity = config.fp4_high_parity;
+      out.config.scale_layout = config.scale_layout;  // one partition group: both layouts are one row
+      out.expected_data = pack_codes(out.config, t.codes);
+      out.expected_scale = std::move(t.expected_scale);
+      out.input = std::move(t.input);
+      visit(out);
+    }
+  }
+}
+
+void for_each_property_case(const QuantizeConfig& config, Level level, std::uint64_t seed, const CaseVisitor& visit) {
+  const std::uint64_t config_seed = seed * 1000003u + std::hash<std::string>{}(knobs_text(config));
+  std::vector<properties::QuantizeCase> cases = properties::class_cases(config, config_seed);
+  properties::CaseSpace space;
+  space.outputs = {config.output};
+  space.max_block_rows = 16;
+  space.max_block_cols = 64;
+  const auto generator = properties::quantize_cases(space);
+  const std::size_t per_config = property_cases_per_config(level);
+  for (std::size_t i = cases.size(); i < per_config; ++i) {
+    constexpr int kMaxSize = 100;  // RapidCheck's generation size stays at or below 100
+    const rc::Random random(config_seed + i);
+    cases.push_back(generator(random, static_cast<int>(i * 7 % (kMaxSize + 1))).value());
+  }
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CampaignCase out;
+    out.campaign = "properties";
+    out.id = "case-" + std::to_string(i);
+    out.config = config;
+    out.config.partitions = cases[i].config.partitions;
+    out.config.free = cases[i].config.free;
+    const std::size_t window = 2 * static_cast<std::size_t>(std::max<std::uint32_t>(1, out.config.fp4_lane_stride));
+    if ((out.config.partitions * out.config.free) % window != 0) out.config.fp4_lane_stride = 0;
+    out.input = std::move(cases[i].input);
+    oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
+    visit(out);
+  }
+}
+
+}  // namespace mxconform::certify

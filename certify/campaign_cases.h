@@ -1,0 +1,63 @@
+#pragma once
+// The cases of the certify campaigns apart from running them: for a level, a seed and a set of
+// configurations, every case of the corpus, the exhaustive element campaign and the generated
+// property cases, each with its input and the oracle's bytes. `mxconform certify` runs them
+// against a subject; `mxconform export` writes them as a bundle and `grade` regenerates them to
+// grade what a runner elsewhere wrote. The same level, seed, knobs and corpus give the same
+// cases, in the same order, on every machine.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "corpus_case.h"
+#include "mxconform/quantize_config.h"
+
+namespace mxconform::certify {
+
+enum class Level { kGate, kNightly, kSoak };
+const char* name(Level level);
+// Throws Error naming the text when it is not gate, nightly or soak.
+Level parse_level(const std::string& text);
+
+// One case of a campaign.
+struct CampaignCase {
+  std::string campaign;  // "corpus", "exhaustive" or "properties"
+  // Unique within its campaign and configuration (knobs_text): the corpus id, "e8m0-N-context",
+  // "case-N". Raw bytes for corpus ids: escaped by whoever prints them.
+  std::string id;
+  QuantizeConfig config;  // validated, shape included
+  std::vector<std::uint16_t> input;           // P*F raw input bits, row-major
+  std::vector<std::uint8_t> expected_data;    // geometry(config).data_bytes
+  std::vector<std::uint8_t> expected_scale;   // configured layout; rows no slot names are 0
+  const corpus::CorpusCase* origin = nullptr;  // the corpus case (corpus campaign only)
+};
+using CaseVisitor = std::function<void(const CampaignCase&)>;
+
+// The configurations certified: `knobs` for each input and output dtype (FP8 with stride 0 and
+// parity 1), or with `all_knobs` every EMAX mode, scale layout, FP8 NaN policy and FP4 stride
+// and parity. Shapes are left 0.
+std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs, bool all_knobs);
+
+// A configuration's dtypes and knobs without its shape, the key certificates tally by:
+// "input=bfloat16 output=float8_e4m3fn emax_mode=emax fp8_nan=canonical scale_layout=physical".
+std::string knobs_text(const QuantizeConfig& config);
+
+// The oracle's bytes for a validated configuration; the scale rows no slot names are 0.
+void oracle_bytes(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                  std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale);
+
+// The corpus campaign: every case of `loaded`, in order, with its own configuration; expected
+// bytes the corpus leaves open (unnamed scale rows) are 0. `origin` points into `loaded`.
+void for_each_corpus_case(const std::vector<corpus::CorpusCase>& loaded, const CaseVisitor& visit);
+
+// The exhaustive element campaign for one configuration (its dtypes and knobs; shape ignored).
+void for_each_exhaustive_case(const QuantizeConfig& config, Level level, const CaseVisitor& visit);
+
+// The generated property cases for one configuration: first one case per coverage class the
+// configuration promises, then the property suite's generators up to the level's count (gate 24,
+// nightly 400, soak 4000), all seeded from `seed` and knobs_text(config).
+void for_each_property_case(const QuantizeConfig& config, Level level, std::uint64_t seed, const CaseVisitor& visit);
+
+}  // namespace mxconform::certify

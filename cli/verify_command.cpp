@@ -1,0 +1,205 @@
+// `mxconform verify`.
+#include "verify_command.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "call_grade.h"
+#include "campaign_cases.h"
+#include "command_line.h"
+#include "exit_status.h"
+#include "mxconform/atomic_file.h"
+#include "mxconform/error.h"
+#include "mxconform/npy.h"
+#include "mxconform/safe_text.h"
+#include "option_values.h"
+#include "oracle.h"
+#include "repro_writer.h"
+
+namespace mxconform::cli {
+namespace {
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+npy::Array read_bytes_array(const std::string& path, std::size_t rows, std::size_t cols, const std::string& what) {
+  npy::Array array = npy::read(path);
+  if (array.type != npy::ElementType::kUint8) {
+    throw Error(path + ": expected |u1 bytes, got dtype " + std::string(npy::descr(array.type)));
+  }
+  if (array.shape.size() != 2 || array.shape[0] != rows || array.shape[1] != cols) {
+    throw Error(path + ": shape " + shape_text(array.shape) + "; the " + what + " of this input and configuration is (" +
+                std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  }
+  return array;
+}
+
+// One block's differences: block (group, column) of the tensor.
+struct BlockDifference {
+  std::size_t scale_bytes = 0;
+  std::size_t data_bytes = 0;
+  std::string first;  // the first differing byte, in words
+};
+
+}  // namespace
+
+int run_verify(int argc, char** argv) {
+  CLI::App app{"Compare one quantized tensor produced elsewhere (data and scale .npy) against the reference; exit 0 "
+               "when every byte matches, 2 when not",
+               "mxconform verify"};
+  std::string input_path, in_dtype, data_path, scale_path, repro_path, out_dtype;
+  std::string emax_mode = "emax", fp8_nan = "canonical", lane_stride = "0", high_parity = "1", scale_layout = "physical";
+  bool force = false;
+  app.add_option("--input", input_path, "Input .npy: <u2 raw bits [P, F], or <f2 float16 [P, F]")->required();
+  app.add_option("--in-dtype", in_dtype, "bfloat16 or float16 (required for <u2 input)");
+  app.add_option("--data", data_path, "The data .npy to check (|u1, as `mxconform quantize` writes it)")->required();
+  app.add_option("--scale", scale_path, "The scale .npy to check (|u1; rows no slot names must hold 0)")->required();
+  app.add_option("--out-dtype", out_dtype, "Output dtype, as for quantize")->required();
+  app.add_option("--emax-mode", emax_mode, "emax (default) or emax-1");
+  app.add_option("--fp8-nan", fp8_nan, "canonical (default) or zero");
+  app.add_option("--lane-stride", lane_stride, "FP4 lane-remap stride; 0 (default) is no remap");
+  app.add_option("--high-parity", high_parity, "FP4 nibble parity that goes high: 1 (default) or 0");
+  app.add_option("--scale-layout", scale_layout, "physical (default) or logical");
+  app.add_option("--repro", repro_path, "When they differ, write the first differing block as a corpus file here");
+  app.add_flag("--force", force, "Overwrite the repro file if it exists (regular files only)");
+  if (const std::optional<int> status = parse_command_line(app, argc, argv, "verify")) return *status;
+
+  check_output_paths({input_path, data_path, scale_path}, repro_path.empty() ? std::vector<std::string>{}
+                                                                               : std::vector<std::string>{repro_path},
+                     force);
+  QuantizeConfig config;
+  config.output = parse_output_dtype(out_dtype);
+  config.emax_mode = parse_emax_mode(emax_mode);
+  config.fp8_nan = parse_fp8_nan(fp8_nan);
+  config.fp4_lane_stride = static_cast<std::uint32_t>(parse_unsigned("--lane-stride", lane_stride, UINT32_MAX));
+  config.fp4_high_parity = parse_parity("--high-parity", high_parity);
+  config.scale_layout = parse_scale_layout(scale_layout);
+  const npy::Array input = npy::read(input_path);
+  if (input.shape.size() != 2) throw Error(input_path + ": expected a 2-D array [P, F], got shape " + shape_text(input.shape));
+  if (input.type == npy::ElementType::kFloat16) {
+    if (!in_dtype.empty() && parse_input_dtype(in_dtype) != InputDtype::kFloat16) {
+      throw Error(input_path + ": holds <f2 (float16) values but --in-dtype is " + in_dtype);
+    }
+    config.input = InputDtype::kFloat16;
+  } else if (input.type == npy::ElementType::kUint16) {
+    if (in_dtype.empty()) throw Error(input_path + ": holds <u2 raw bits; say which with --in-dtype bfloat16|float16");
+    config.input = parse_input_dtype(in_dtype);
+  } else {
+    throw Error(input_path + ": dtype " + std::string(npy::descr(input.type)) +
+                " is not an input; expected <u2 (raw bfloat16/float16 bits) or <f2 (float16)");
+  }
+  config.partitions = input.shape[0];
+  config.free = input.shape[1];
+  validate(config);
+  const Geometry g = geometry(config);
+  const npy::Array data = read_bytes_array(data_path, config.partitions, g.data_row_bytes, "data");
+  const npy::Array scale = read_bytes_array(scale_path, g.scale_rows, g.block_cols, "scale");
+  std::vector<std::uint16_t> elements(config.partitions * config.free);
+  std::memcpy(elements.data(), input.bytes.data(), elements.size() * sizeof(std::uint16_t));
+  std::vector<std::uint8_t> expected_data, expected_scale;
+  certify::oracle_bytes(config, elements, expected_data, expected_scale);
+
+  // Every differing byte, grouped by the block (partition group, block column) it belongs to.
+  const std::vector<bool> named = named_scale_rows(config);
+  std::vector<std::size_t> group_of_row(g.scale_rows, 0);
+  for (std::size_t group = 0; group < g.block_rows; ++group) group_of_row[scale_row(config, group)] = group;
+  // The element whose nibble each FP4 nibble position holds (the lane remap is a permutation).
+  std::vector<std::size_t> element_at;
+  if (is_fp4(config.output)) {
+    element_at.resize(elements.size());
+    for (std::size_t k = 0; k < elements.size(); ++k) element_at[oracle::nibble_position(k, config.fp4_lane_stride)] = k;
+  }
+  std::map<std::pair<std::size_t, std::size_t>, BlockDifference> blocks;
+  std::size_t unnamed_written = 0, scale_differ = 0, data_differ = 0;
+  std::string first_unnamed;
+  for (std::size_t i = 0; i < scale.bytes.size(); ++i) {
+    const std::size_t row = i / g.block_cols, column = i % g.block_cols;
+    if (!named[row]) {
+      if (scale.bytes[i] != 0 && unnamed_written++ == 0) {
+        first_unnamed = "scale row " + std::to_string(row) + " (no slot names it) byte " + std::to_string(column) + " is " +
+                        certify::hex_byte(scale.bytes[i]) + ", expected 0x00";
+      }
+      continue;
+    }
+    if (scale.bytes[i] == expected_scale[i]) continue;
+    ++scale_differ;
+    BlockDifference& b = blocks[{group_of_row[row], column}];
+    if (b.scale_bytes++ == 0 && b.data_bytes == 0) {
+      b.first = "scale: expected " + certify::hex_byte(expected_scale[i]) + ", actual " + certify::hex_byte(scale.bytes[i]);
+    }
+  }
+  for (std::size_t i = 0; i < data.bytes.size(); ++i) {
+    if (data.bytes[i] == expected_data[i]) continue;
+    ++data_differ;
+    const std::size_t element = is_fp4(config.output) ? element_at[2 * i] : i;
+    const std::size_t row = element / config.free, column = element % config.free;
+    BlockDifference& b = blocks[{row / kBlockRows, column / kBlockCols}];
+    if (b.data_bytes++ == 0 && b.scale_bytes == 0) {
+      b.first = "data byte " + std::to_string(i) + " (row " + std::to_string(i / g.data_row_bytes) + ", byte " +
+                std::to_string(i % g.data_row_bytes) + "): expected " + certify::hex_byte(expected_data[i]) + ", actual " +
+                certify::hex_byte(data.bytes[i]);
+    }
+  }
+
+  std::ostringstream out;
+  out << "verify " << safe_text(data_path) << " and " << safe_text(scale_path) << " against the reference\n  "
+      << describe(config) << "\n  input " << safe_text(input_path) << ": " << g.block_rows * g.block_cols << " blocks\n";
+  if (blocks.empty() && unnamed_written == 0) {
+    out << "IDENTICAL: every data and scale byte matches the reference\n";
+    std::cout << out.str();
+    return kExitSuccess;
+  }
+  out << "DIFFERENT: " << blocks.size() << " of " << g.block_rows * g.block_cols << " blocks differ (" << scale_differ
+      << " scale bytes, " << data_differ << " data bytes)";
+  if (unnamed_written > 0) out << "; " << unnamed_written << " bytes written in scale rows no slot names";
+  out << "\n";
+  if (unnamed_written > 0) out << "  unnamed scale rows: " << first_unnamed << "\n";
+  constexpr std::size_t kShownBlocks = 10;
+  std::size_t shown = 0;
+  for (const auto& [where, b] : blocks) {
+    if (shown++ == kShownBlocks) {
+      out << "  ... and " << blocks.size() - kShownBlocks << " more blocks\n";
+      break;
+    }
+    out << "  block (group " << where.first << ", column " << where.second << ") rows " << where.first * kBlockRows << "-"
+        << where.first * kBlockRows + kBlockRows - 1 << ", columns " << where.second * kBlockCols << "-"
+        << where.second * kBlockCols + kBlockCols - 1 << ": " << (b.scale_bytes > 0 ? "scale differs, " : "")
+        << b.data_bytes << " data byte(s) differ; first " << b.first << "\n";
+  }
+  if (!repro_path.empty()) {
+    // The first differing block as a one-block case (the whole tensor when only unnamed rows differ).
+    QuantizeConfig repro_config = config;
+    std::vector<std::uint16_t> repro_input = elements;
+    const certify::CallGrade grade = certify::grade_call(config, expected_data, expected_scale,
+                                                         std::vector<std::uint8_t>(g.scale_bytes, 0).data(), data.bytes,
+                                                         scale.bytes);
+    certify::block_of_site(config, elements, grade.site, repro_config, repro_input);
+    corpus::CorpusCase repro = corpus::make_repro_case(repro_config, repro_input, "verify", 0);
+    constexpr std::size_t kWhyBytes = 1800;  // at most 4x that once escaped, under the loader's 8192
+    repro.why = safe_multiline_text("mxconform verify of " + data_path + " and " + scale_path + " for " + input_path + ": " +
+                                        grade.detail + ". Expected bytes are the oracle's.",
+                                    kWhyBytes);
+    repro.source = "mxconform verify";
+    write_file_atomically(repro_path, corpus::format_corpus_file({repro}, "mxconform verify: the first differing block of " +
+                                                                              safe_text(data_path)),
+                          force);
+    out << "repro written to " << safe_text(repro_path) << " (`mxconform replay " << safe_text(repro_path)
+        << " --backend NAME` runs it)\n";
+  }
+  std::cout << out.str();
+  return kExitNegativeVerdict;
+}
+
+}  // namespace mxconform::cli

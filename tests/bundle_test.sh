@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# Offline bundles and verify end to end (docs/bundle-manifest.md): export, a Python runner
+# (examples/python/run_bundle.py) with a subject that calls `mxconform quantize --backend oracle`,
+# then grade certifies; a flipped output byte, a deleted output, hostile outputs and a tampered
+# manifest are each reported as themselves. Expected bytes come from the oracle only.
+# Usage: bundle_test.sh MXCONFORM_BINARY PYTHON3 SOURCE_DIR
+set -uo pipefail
+mx=$1
+python=$2
+source_dir=$3
+source "$(dirname "$0")/cli_checks.sh"
+if ! "$python" -c 'import numpy, yaml' 2> /dev/null; then
+  echo "bundle_test: $python lacks numpy or yaml (python3-numpy, python3-yaml); skipped"
+  exit 77
+fi
+runner=$source_dir/examples/python/run_bundle.py
+subject=$source_dir/tests/bundle_oracle_subject.py
+export MXCONFORM=$mx
+
+# expect_status STATUS LABEL COMMAND...: the command exits with STATUS; its stdout+stderr in $work/out.
+expect_status() {
+  local want=$1 label=$2; shift 2
+  "$@" > "$work/out" 2>&1
+  local got=$?
+  if [[ $got -eq $want ]]; then pass; else fail "$label: exit $got, expected $want: $(head -c 600 "$work/out")"; fi
+}
+expect_output() {  # expect_output LABEL PATTERN: $work/out matches the extended regex
+  if grep -Eq -- "$2" "$work/out"; then pass; else fail "$1: no /$2/ in: $(head -c 600 "$work/out")"; fi
+}
+# The campaigns with small inputs keep the test short; the exhaustive one is the same code path.
+export_args=(export --level gate --seed 7 --campaign corpus --campaign properties)
+
+# 1. Export: a manifest, one input per case, an empty outputs/; a non-empty directory refused.
+expect_status 0 "export" "$mx" "${export_args[@]}" --out "$work/b"
+check "manifest written" test -s "$work/b/manifest.yaml"
+cases=$(grep -c '^- id: c' "$work/b/manifest.yaml")
+check "one input per case ($cases)" test "$(ls "$work/b/inputs" | wc -l)" -eq "$cases"
+check "at least 200 cases" test "$cases" -ge 200
+check "no expected bytes in the bundle" test -z "$(ls "$work/b/outputs")"
+expect_status 1 "export into a non-empty directory" "$mx" "${export_args[@]}" --out "$work/b"
+expect_output "non-empty refusal" "not empty"
+expect_status 1 "export with an unknown campaign" "$mx" export --campaign everything --out "$work/c"
+expect_output "unknown campaign named" "everything"
+
+# 2. Graded before any runner: every case missing, a verdict (exit 2), no crash.
+expect_status 2 "grade with no outputs" "$mx" grade "$work/b"
+expect_output "missing outputs counted" "NOT CERTIFIED.* $cases cases run, $cases failed"
+expect_output "missing output named" "missing-output in corpus case c000000"
+
+# 3. The runner with the oracle subject, then grade: certified, with report and JUnit.
+expect_status 0 "run_bundle.py" "$python" "$runner" "$work/b" "$subject"
+expect_status 1 "run_bundle.py refuses to replace outputs" "$python" "$runner" "$work/b" "$subject" --only c000000
+expect_status 0 "grade" "$mx" grade "$work/b" --report "$work/grade.yaml" --junit "$work/grade.xml"
+expect_output "certified" "^CERTIFIED .* $cases cases run, 0 failed"
+check "report names the manifest digest" grep -Eq "^manifest_sha256: [0-9a-f]{64}$" "$work/grade.yaml"
+check "report names the outputs digest" grep -Eq "^outputs_sha256: [0-9a-f]{64}$" "$work/grade.yaml"
+check "report names the bundle" grep -q "^bundle: " "$work/grade.yaml"
+check "JUnit written" grep -q "<testsuites" "$work/grade.xml"
+# outputs_sha256 is the digest of sha256sum's lines for every output, in manifest order.
+listed=$(cd "$work/b" && grep -Eo 'outputs/c[0-9]+\.(data|scale)\.npy' manifest.yaml | xargs sha256sum | sha256sum | cut -d' ' -f1)
+check "outputs_sha256 reproducible with sha256sum" grep -q "^outputs_sha256: $listed$" "$work/grade.yaml"
+
+# 4. One byte of one output flipped: that case fails, named, with a repro that replays.
+cp -a "$work/b" "$work/flip"
+victim=$(awk '/^- id: /{id=$3} /campaign: properties/{print id; exit}' "$work/flip/manifest.yaml")
+"$python" - "$work/flip/outputs/$victim.data.npy" <<'EOF'
+import sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+data[-1] ^= 0x01
+open(path, "wb").write(bytes(data))
+EOF
+expect_status 2 "grade a flipped byte" "$mx" grade "$work/flip" --emit-repro "$work/repros"
+expect_output "the flipped case named" "wrong-result in properties case $victim \(case-[0-9]+\): data byte [0-9]+: expected 0x"
+expect_output "one failure" "NOT CERTIFIED.* 1 failed"
+expect_output "the repro shown" "schema: 1|cases:"
+repro=$(ls "$work/repros"/*.yaml 2> /dev/null | head -1)
+check "repro file written" test -n "$repro"
+[[ -n "$repro" ]] && expect_status 0 "the repro replays against the oracle" "$mx" replay "$repro" --backend oracle
+
+# 5. An output deleted: missing-output for that case only.
+cp -a "$work/b" "$work/del"
+rm "$work/del/outputs/c000003.scale.npy"
+expect_status 2 "grade a deleted output" "$mx" grade "$work/del"
+expect_output "deleted output named" "missing-output in corpus case c000003 .*outputs/c000003.scale.npy: missing"
+expect_output "only that case" "NOT CERTIFIED.* 1 failed"
+
+# 6. Hostile outputs: per-case failures, nothing read outside the bundle.
+cp -a "$work/b" "$work/bad"
+ln -sf /etc/passwd "$work/bad/outputs/c000001.data.npy"
+"$python" -c "import numpy as np; np.save('$work/bad/outputs/c000002.data.npy', np.load('$work/b/outputs/c000002.data.npy').astype('<u2'))"
+"$python" -c "import numpy as np; np.save('$work/bad/outputs/c000004.scale.npy', np.zeros((3, 5), dtype='u1'))"
+# A header claiming a huge shape over a few bytes.
+printf '\x93NUMPY\x01\x00\x76\x00%-117s\n' "{'descr': '|u1', 'fortran_order': False, 'shape': (4611686018427387904, 4611686018427387904), }" \
+  > "$work/bad/outputs/c000005.data.npy"
+head -c 1000000 /dev/zero >> "$work/bad/outputs/c000006.data.npy"
+expect_status 2 "grade hostile outputs" "$mx" grade "$work/bad"
+expect_output "symlink refused" "malformed-output in corpus case c000001 .*symbolic link"
+expect_output "wrong dtype" "malformed-output in corpus case c000002 .*dtype <u2"
+expect_output "wrong shape" "malformed-output in corpus case c000004 .*shape \(3, 5\)"
+expect_output "huge shape" "malformed-output in corpus case c000005"
+expect_output "oversized file" "malformed-output in corpus case c000006 .*bytes, more than"
+expect_output "five failures" "NOT CERTIFIED.* 5 failed"
+cp -a "$work/b" "$work/linked"
+rm -rf "$work/linked/outputs" && ln -s "$work/b/outputs" "$work/linked/outputs"
+expect_status 1 "outputs directory a symbolic link" "$mx" grade "$work/linked"
+expect_output "outputs link named" "outputs: not a directory inside the bundle"
+
+# A byte written in a scale row no slot names (the oracle leaves those rows 0; named rows hold E8M0 >= 1).
+cp -a "$work/b" "$work/unnamed"
+written=$("$python" - "$work/unnamed" <<'EOF'
+import glob, os, sys
+import numpy as np
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "outputs", "*.scale.npy"))):
+    scale = np.load(path)
+    empty = [row for row in range(scale.shape[0]) if not scale[row].any()]
+    if empty and any(scale[row].all() for row in range(scale.shape[0])):
+        scale[empty[0], 0] = 0x7F
+        np.save(path, scale)
+        print(os.path.basename(path).split(".")[0])
+        break
+EOF
+)
+check "a case with unnamed scale rows" test -n "$written"
+expect_status 2 "grade an unnamed scale row written" "$mx" grade "$work/unnamed"
+expect_output "unnamed row case named" "write-unnamed-scale-row in [a-z]+ case $written .*no slot names it"
+
+# 7. Tampered manifests refused, each naming the field.
+tamper() {  # tamper NAME SED_EXPRESSION: a copy of the bundle with the manifest edited
+  rm -rf "$work/$1"; cp -a "$work/b" "$work/$1"; sed -i -e "$2" "$work/$1/manifest.yaml"
+}
+tamper seed 's/^seed: 7$/seed: 8/'
+expect_status 1 "edited seed" "$mx" grade "$work/seed"
+expect_output "edited seed named" "seed 8"
+tamper version 's/^mxconform_version: .*/mxconform_version: 0.0.1/'
+expect_status 1 "edited version" "$mx" grade "$work/version"
+expect_output "version named" "field 'mxconform_version' is '0.0.1'"
+tamper corpus 's/^corpus_sha256: .*/corpus_sha256: 0000/'
+expect_status 1 "edited corpus digest" "$mx" grade "$work/corpus"
+expect_output "corpus named" "field 'corpus_sha256'"
+tamper format 's/^format_version: 1$/format_version: 2/'
+expect_status 1 "another format version" "$mx" grade "$work/format"
+expect_output "format version named" "field 'format_version' is 2; this mxconform reads 1"
+tamper escape 's#^  data: outputs/c000000.data.npy#  data: ../../etc/passwd#'
+expect_status 1 "a path outside the bundle" "$mx" grade "$work/escape"
+expect_output "escaping path named" "case c000000: field 'data'"
+tamper shape '0,/^  shape: \[8, 4\]/s//  shape: [8, 8]/'
+expect_status 1 "edited shape" "$mx" grade "$work/shape"
+expect_output "edited shape named" "field 'shape'"
+tamper garbage '3s/.*/format: [unclosed/'
+expect_status 1 "malformed YAML" "$mx" grade "$work/garbage"
+expect_output "malformed YAML named" "manifest.yaml"
+tamper dropped '/^- id: c000001$/,/^  scale: /d'
+expect_status 1 "a case dropped" "$mx" grade "$work/dropped"
+rm "$work/dropped/manifest.yaml"
+expect_status 1 "no manifest" "$mx" grade "$work/dropped"
+expect_output "missing manifest named" "manifest.yaml: missing"
+cp "$work/b/inputs/c000010.npy" "$work/input-copy.npy"
+tamper input ''
+cp "$work/b/inputs/c000011.npy" "$work/input/inputs/c000010.npy"
+expect_status 1 "an input replaced" "$mx" grade "$work/input"
+expect_output "replaced input named" "inputs/c000010.npy: not the input of case c000010"
+
+# 8. verify: one tensor against the reference.
+in=$source_dir/examples/data/example_bf16.npy
+"$mx" quantize --backend oracle --quiet --input "$in" --in-dtype bfloat16 --out-dtype fp4 --lane-stride 2 \
+  --data "$work/v.d.npy" --scale "$work/v.s.npy"
+expect_status 0 "verify identical" "$mx" verify --input "$in" --in-dtype bfloat16 --out-dtype fp4 --lane-stride 2 \
+  --data "$work/v.d.npy" --scale "$work/v.s.npy"
+expect_output "identical said" "^IDENTICAL"
+cp "$work/v.d.npy" "$work/v2.d.npy"
+"$python" - "$work/v2.d.npy" <<'EOF'
+import sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+data[-1] ^= 0x10
+data[-3] ^= 0x01
+open(path, "wb").write(bytes(data))
+EOF
+expect_status 2 "verify different" "$mx" verify --input "$in" --in-dtype bfloat16 --out-dtype fp4 --lane-stride 2 \
+  --data "$work/v2.d.npy" --scale "$work/v.s.npy" --repro "$work/v.repro.yaml"
+expect_output "differences grouped by block" "^DIFFERENT: [12] of [0-9]+ blocks differ \(0 scale bytes, 2 data bytes\)"
+expect_output "block listed" "block \(group [0-9]+, column [0-9]+\)"
+check "verify repro written" test -s "$work/v.repro.yaml"
+expect_status 0 "verify repro replays against the oracle" "$mx" replay "$work/v.repro.yaml" --backend oracle
+expect_status 1 "verify repro not overwritten" "$mx" verify --input "$in" --in-dtype bfloat16 --out-dtype fp4 \
+  --lane-stride 2 --data "$work/v2.d.npy" --scale "$work/v.s.npy" --repro "$work/v.repro.yaml"
+# 128 partitions: 16 groups, whose physical scale buffer has rows no slot names.
+"$python" -c "import numpy as np; np.save('$work/tall.npy', np.random.default_rng(1).integers(0x3000, 0x4800, (128, 4)).astype('<u2'))"
+"$mx" quantize --backend oracle --quiet --input "$work/tall.npy" --in-dtype bfloat16 --out-dtype e4m3 \
+  --data "$work/e.d.npy" --scale "$work/e.s.npy"
+"$python" -c "
+import numpy as np
+s = np.load('$work/e.s.npy')
+unnamed = [row for row in range(s.shape[0]) if not s[row].any()]  # named rows hold E8M0 >= 1 here
+assert unnamed, 'no unnamed scale row'
+s[unnamed[0], 0] = 0x7f; np.save('$work/e2.s.npy', s)"
+expect_status 0 "verify the tall tensor" "$mx" verify --input "$work/tall.npy" --in-dtype bfloat16 --out-dtype e4m3 \
+  --data "$work/e.d.npy" --scale "$work/e.s.npy"
+expect_status 2 "verify an unnamed scale row written" "$mx" verify --input "$work/tall.npy" --in-dtype bfloat16 --out-dtype e4m3 \
+  --data "$work/e.d.npy" --scale "$work/e2.s.npy"
+expect_output "unnamed row named" "no slot names it"
+expect_status 1 "verify the wrong shape" "$mx" verify --input "$work/tall.npy" --in-dtype bfloat16 --out-dtype e4m3 \
+  --data "$work/v.d.npy" --scale "$work/e.s.npy"
+expect_output "wrong shape named" "v.d.npy: shape"
+
+finish bundle_test

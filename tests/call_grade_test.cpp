@@ -1,0 +1,99 @@
+// grade_call and block_of_site (certify/call_grade.h): hand-built outputs against hand-built
+// expected bytes; the layout facts come from the contract (scale slot of group 4 is row 32).
+#include "call_grade.h"
+
+#include <gtest/gtest.h>
+
+namespace mxconform::certify {
+namespace {
+
+// 40 partitions (5 groups) x 8 columns of FP8: physical scale rows 0-3 and 32 are named, 4-31 not.
+QuantizeConfig five_groups() {
+  QuantizeConfig config;
+  config.output = OutputDtype::kFloat8E4m3fn;
+  config.partitions = 40;
+  config.free = 8;
+  return config;
+}
+
+struct Buffers {
+  std::vector<std::uint8_t> data, scale, zero_rows;
+  explicit Buffers(const QuantizeConfig& config)
+      : data(config.partitions * config.free, 0x11), scale(33 * 2, 0), zero_rows(33 * 2, 0) {
+    for (std::size_t row : {0, 1, 2, 3, 32}) scale[row * 2] = scale[row * 2 + 1] = 0x7F;
+  }
+};
+
+TEST(GradeCall, IdenticalBytesPass) {
+  const QuantizeConfig config = five_groups();
+  const Buffers expected(config);
+  EXPECT_EQ(grade_call(config, expected.data, expected.scale, expected.zero_rows.data(), expected.data, expected.scale).outcome,
+            Outcome::kPass);
+}
+
+TEST(GradeCall, ADataByteIsAWrongResultNamingTheByte) {
+  const QuantizeConfig config = five_groups();
+  const Buffers expected(config);
+  Buffers actual(config);
+  actual.data[77] = 0x12;
+  const CallGrade grade = grade_call(config, expected.data, expected.scale, expected.zero_rows.data(), actual.data, actual.scale);
+  EXPECT_EQ(grade.outcome, Outcome::kWrongResult);
+  EXPECT_EQ(grade.site, "data 77");
+  EXPECT_EQ(grade.detail, "data byte 77: expected 0x11, actual 0x12");
+}
+
+TEST(GradeCall, AnUnnamedRowMustKeepWhatItHeldBefore) {
+  const QuantizeConfig config = five_groups();
+  const Buffers expected(config);
+  Buffers actual(config);
+  actual.scale[4 * 2 + 1] = 0x01;  // row 4: no slot names it
+  const CallGrade grade = grade_call(config, expected.data, expected.scale, expected.zero_rows.data(), actual.data, actual.scale);
+  EXPECT_EQ(grade.outcome, Outcome::kWriteUnnamedScaleRow);
+  EXPECT_EQ(grade.site, "scale 9");
+  // The same byte is right when the row held it before the call (certify's pre-fill).
+  std::vector<std::uint8_t> before = expected.zero_rows;
+  before[9] = 0x01;
+  EXPECT_EQ(grade_call(config, expected.data, expected.scale, before.data(), actual.data, actual.scale).outcome, Outcome::kPass);
+}
+
+TEST(GradeCall, ANamedScaleByteIsAWrongResultBeforeAnyDataByte) {
+  const QuantizeConfig config = five_groups();
+  const Buffers expected(config);
+  Buffers actual(config);
+  actual.data[0] = 0;
+  actual.scale[32 * 2] = 0x80;  // group 4's row
+  const CallGrade grade = grade_call(config, expected.data, expected.scale, expected.zero_rows.data(), actual.data, actual.scale);
+  EXPECT_EQ(grade.outcome, Outcome::kWrongResult);
+  EXPECT_EQ(grade.site, "scale 64");
+}
+
+TEST(BlockOfSite, ADataByteGivesItsBlockAlone) {
+  const QuantizeConfig config = five_groups();
+  std::vector<std::uint16_t> input(config.partitions * config.free);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  QuantizeConfig block;
+  std::vector<std::uint16_t> block_input;
+  // Byte 8 * 17 + 5: row 17, column 5 -> group 2, block column 1.
+  ASSERT_TRUE(block_of_site(config, input, "data 141", block, block_input));
+  EXPECT_EQ(block.partitions, 8u);
+  EXPECT_EQ(block.free, 4u);
+  ASSERT_EQ(block_input.size(), 32u);
+  EXPECT_EQ(block_input[0], 16 * 8 + 4);   // row 16, column 4
+  EXPECT_EQ(block_input[31], 23 * 8 + 7);  // row 23, column 7
+}
+
+TEST(BlockOfSite, AScaleByteGivesTheGroupItsRowHolds) {
+  const QuantizeConfig config = five_groups();
+  std::vector<std::uint16_t> input(config.partitions * config.free);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  QuantizeConfig block;
+  std::vector<std::uint16_t> block_input;
+  ASSERT_TRUE(block_of_site(config, input, "scale 65", block, block_input));  // row 32 (group 4), column 1
+  EXPECT_EQ(block_input[0], 32 * 8 + 4);
+  EXPECT_FALSE(block_of_site(config, input, "scale 9", block, block_input));  // row 4: no group
+  EXPECT_FALSE(block_of_site(config, input, "data 320", block, block_input));  // past the end
+  EXPECT_FALSE(block_of_site(config, input, "input 3", block, block_input));
+}
+
+}  // namespace
+}  // namespace mxconform::certify

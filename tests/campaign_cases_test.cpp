@@ -1,0 +1,73 @@
+// The campaigns' cases apart from running them (certify/campaign_cases.h): the configurations
+// the knob rules give (counted by hand), the level's counts, and that a seed fixes the cases.
+#include "campaign_cases.h"
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "mxconform/error.h"
+
+namespace mxconform::certify {
+namespace {
+
+TEST(CampaignConfigurations, OnePerDtypePairOrEveryKnobCombination) {
+  QuantizeConfig knobs;
+  knobs.fp4_lane_stride = 2;
+  const std::vector<QuantizeConfig> given = campaign_configurations(knobs, false);
+  ASSERT_EQ(given.size(), 2u * 5u);  // bfloat16, float16 x five output dtypes
+  for (const QuantizeConfig& c : given) EXPECT_EQ(c.fp4_lane_stride, is_fp4(c.output) ? 2u : 0u);
+  // Per input dtype: four FP8 dtypes x 2 EMAX modes x 2 layouts x 2 NaN policies, and FP4 x 2 x 2
+  // x 2 parities x 5 strides.
+  EXPECT_EQ(campaign_configurations(knobs, true).size(), 2u * (4u * 2 * 2 * 2 + 2u * 2 * 2 * 5));
+}
+
+TEST(PropertyCases, TheLevelsCountAndTheSeedFixesThem) {
+  QuantizeConfig config;
+  config.output = OutputDtype::kFloat4E2m1fnX4;
+  config.fp4_lane_stride = 4;
+  std::vector<CampaignCase> first, again, other;
+  for_each_property_case(config, Level::kGate, 7, [&](const CampaignCase& c) { first.push_back(c); });
+  for_each_property_case(config, Level::kGate, 7, [&](const CampaignCase& c) { again.push_back(c); });
+  for_each_property_case(config, Level::kGate, 8, [&](const CampaignCase& c) { other.push_back(c); });
+  ASSERT_EQ(first.size(), 24u);
+  ASSERT_EQ(again.size(), 24u);
+  bool seed_matters = false;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].id, "case-" + std::to_string(i));
+    EXPECT_EQ(first[i].campaign, "properties");
+    EXPECT_EQ(first[i].input, again[i].input);
+    EXPECT_EQ(first[i].expected_data, again[i].expected_data);
+    seed_matters |= first[i].input != other[i].input;
+    const Geometry g = geometry(first[i].config);
+    EXPECT_EQ(first[i].input.size(), first[i].config.partitions * first[i].config.free);
+    EXPECT_EQ(first[i].expected_data.size(), g.data_bytes);
+    EXPECT_EQ(first[i].expected_scale.size(), g.scale_bytes);
+  }
+  EXPECT_TRUE(seed_matters);
+}
+
+TEST(ExhaustiveCases, TheGateSamplesAtMostTenE8m0Values) {
+  QuantizeConfig config;
+  config.output = OutputDtype::kFloat8E5m2;
+  std::set<std::string> e8m0;
+  std::size_t cases = 0;
+  for_each_exhaustive_case(config, Level::kGate, [&](const CampaignCase& c) {
+    ++cases;
+    EXPECT_EQ(c.campaign, "exhaustive");
+    EXPECT_EQ(c.id.rfind("e8m0-", 0), 0u);
+    e8m0.insert(c.id.substr(0, c.id.find('-', 5)));
+    EXPECT_EQ(c.expected_data.size(), geometry(c.config).data_bytes);
+  });
+  EXPECT_GT(cases, 0u);
+  EXPECT_LE(e8m0.size(), 10u);
+  EXPECT_EQ(e8m0.count("e8m0-1"), 1u);  // the clamp is always sampled
+}
+
+TEST(Levels, NamesRoundTripAndUnknownOnesAreRefused) {
+  for (Level level : {Level::kGate, Level::kNightly, Level::kSoak}) EXPECT_EQ(parse_level(name(level)), level);
+  EXPECT_THROW(parse_level("weekly"), Error);
+}
+
+}  // namespace
+}  // namespace mxconform::certify
