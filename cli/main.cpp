@@ -41,8 +41,12 @@ struct KnobOptions {
   std::string lane_stride = "0";
   std::string high_parity = "1";
   std::string scale_layout = "physical";
+  std::string profile = "neuron";
+  std::string block_shape;
   std::string backend;
   bool force = false;
+  // The knobs the user gave, which a profile's defaults do not replace.
+  std::vector<const CLI::Option*> given;
 };
 
 void add_knob_options(CLI::App& command, KnobOptions& knobs) {
@@ -50,23 +54,41 @@ void add_knob_options(CLI::App& command, KnobOptions& knobs) {
                      "Output dtype: float4_e2m1fn_x4 (2), float8_e4m3fn (5), float8_e5m2 (7), "
                      "float8_e4m3fn_x4 (8), float8_e5m2_x4 (9); aliases fp4, e4m3, e5m2, e4m3_x4, e5m2_x4")
       ->required();
-  command.add_option("--emax-mode", knobs.emax_mode, "emax (default) or emax-1");
-  command.add_option("--fp8-nan", knobs.fp8_nan, "FP8 NaN policy: canonical (sign|0x7F, default) or zero");
-  command.add_option("--lane-stride", knobs.lane_stride, "FP4 lane-remap stride; 0 (default) is no remap");
-  command.add_option("--high-parity", knobs.high_parity, "FP4 nibble parity that goes high: 1 (default) or 0");
-  command.add_option("--scale-layout", knobs.scale_layout, "physical (slot-interleaved, default) or logical");
+  knobs.given = {
+      command.add_option("--emax-mode", knobs.emax_mode, "emax (default) or emax-1"),
+      command.add_option("--fp8-nan", knobs.fp8_nan, "FP8 NaN policy: canonical (sign|0x7F, default) or zero"),
+      command.add_option("--lane-stride", knobs.lane_stride, "FP4 lane-remap stride; 0 (default) is no remap"),
+      command.add_option("--high-parity", knobs.high_parity, "FP4 nibble parity that goes high: 1 (default) or 0"),
+      command.add_option("--scale-layout", knobs.scale_layout, "physical (slot-interleaved, default) or logical"),
+      command.add_option("--block-shape", knobs.block_shape, "8x4, 1x32 or 32x1 (default: the profile's)")};
+  command.add_option("--profile", knobs.profile,
+                     "The contract: neuron (default), nki-golden, nki-golden-kernel, ocp-floor, torchao-rceil, "
+                     "torchao-ceil, torchao-even, transformer-engine-mxfp8, microxcaling (docs/contract.md, Profiles)");
   command.add_option("--backend", knobs.backend, "Implementation to run (see `mxconform backends`)");
   command.add_flag("--force", knobs.force, "Overwrite output files that already exist (regular files only)");
 }
 
+// The profile's defaults first (include/mxconform/profile.h), then every knob the user gave.
 void apply_knobs(const KnobOptions& knobs, QuantizeConfig& config) {
   config.output = parse_output_dtype(knobs.out_dtype);
-  config.emax_mode = parse_emax_mode(knobs.emax_mode);
-  config.fp8_nan = parse_fp8_nan(knobs.fp8_nan);
-  config.fp4_lane_stride = static_cast<std::uint32_t>(
-      parse_unsigned("--lane-stride", knobs.lane_stride, std::numeric_limits<std::uint32_t>::max()));
-  config.fp4_high_parity = parse_parity("--high-parity", knobs.high_parity);
-  config.scale_layout = parse_scale_layout(knobs.scale_layout);
+  apply_profile(config, parse_profile(knobs.profile));
+  const auto given = [&](std::size_t i) { return knobs.given[i]->count() > 0; };
+  if (given(0)) config.emax_mode = parse_emax_mode(knobs.emax_mode);
+  if (given(1)) config.fp8_nan = parse_fp8_nan(knobs.fp8_nan);
+  if (given(2)) {
+    config.fp4_lane_stride = static_cast<std::uint32_t>(
+        parse_unsigned("--lane-stride", knobs.lane_stride, std::numeric_limits<std::uint32_t>::max()));
+  }
+  if (given(3)) config.fp4_high_parity = parse_parity("--high-parity", knobs.high_parity);
+  if (given(4)) config.scale_layout = parse_scale_layout(knobs.scale_layout);
+  if (given(5)) config.block_shape = parse_block_shape(knobs.block_shape);
+}
+
+// The subject to run: --backend, or by default the fastest built-in for the neuron profile and
+// the oracle for every other profile (the built-ins implement neuron only).
+std::string backend_or_default(const KnobOptions& knobs, const QuantizeConfig& config) {
+  if (!knobs.backend.empty() || config.profile == ProfileId::kNeuron) return knobs.backend;
+  return "oracle";
 }
 
 // The subject --backend names (open_subject), refused when it does not support `config`.
@@ -122,7 +144,7 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
   config.free = input.shape[1];
   apply_knobs(knobs, config);
   validate(config);
-  const std::shared_ptr<const Implementation> subject = select_backend(knobs.backend, config);
+  const std::shared_ptr<const Implementation> subject = select_backend(backend_or_default(knobs, config), config);
   const Implementation& backend = *subject;
 
   const Geometry g = geometry(config);
@@ -173,7 +195,7 @@ int run_dequantize(const std::string& data_path, const std::string& scale_path, 
                 " for " + std::string(name(config.output)) + " with the " + std::string(name(config.scale_layout)) +
                 " layout; expected (" + std::to_string(g.scale_rows) + ", " + std::to_string(g.block_cols) + ")");
   }
-  const std::shared_ptr<const Implementation> subject = select_backend(knobs.backend, config);
+  const std::shared_ptr<const Implementation> subject = select_backend(backend_or_default(knobs, config), config);
   const Implementation& backend = *subject;
   npy::Array output{npy::ElementType::kFloat32, {config.partitions, config.free},
                     std::vector<std::uint8_t>(config.partitions * config.free * sizeof(float))};

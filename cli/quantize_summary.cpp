@@ -9,6 +9,7 @@
 
 #include "mxconform/safe_text.h"
 #include "mxconform/scale_layout.h"
+#include "oracle.h"
 #include "scalar_backend.h"
 #include "widen.h"
 
@@ -19,14 +20,17 @@ QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* inp
   const Geometry g = geometry(config);
   const std::size_t count = config.partitions * config.free;
   std::vector<float> values(count);
-  impl::scalar_backend().dequantize(config, data, scale, values.data());
+  // The built-ins decode the neuron profile only; the oracle decodes every profile.
+  const Implementation& decoder =
+      config.profile == ProfileId::kNeuron ? impl::scalar_backend() : oracle::backend();
+  decoder.dequantize(config, data, scale, values.data());
   const double max_value = element_format(config.output).max_value;
 
   QuantizeSummary s;
   s.elements = count;
   s.scale_min = std::numeric_limits<int>::max();
   for (std::size_t row = 0; row < config.partitions; ++row) {
-    const std::size_t group = row / kBlockRows;
+    const std::size_t group = row / g.block_height;
     const std::size_t scales_at = scale_row(config, group);
     for (std::size_t col = 0; col < config.free; ++col) {
       const std::size_t k = row * config.free + col;
@@ -34,7 +38,7 @@ QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* inp
                                                                        : impl::widen_f16(input[k]);
       float x;
       std::memcpy(&x, &bits, sizeof x);
-      const int e8m0 = scale[scales_at * g.block_cols + col / kBlockCols];
+      const int e8m0 = scale[scales_at * g.block_cols + col / g.block_width];
       s.scale_min = std::min(s.scale_min, e8m0);
       s.scale_max = std::max(s.scale_max, e8m0);
       const double block_max = std::ldexp(max_value, e8m0 - E8M0::kBias);

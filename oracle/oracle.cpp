@@ -1,5 +1,7 @@
 #include "oracle.h"
 
+#include "profile_quantize.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -229,6 +231,7 @@ std::size_t physical_scale_row(std::size_t i) {
 
 void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
               std::uint8_t* scale) {
+  if (config.profile != ProfileId::kNeuron) return quantize_profile(config, input, data, scale);
   validate(config);
   const std::size_t p = config.partitions;
   const std::size_t f = config.free;
@@ -288,6 +291,7 @@ void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uin
 
 void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const std::uint8_t* scale,
                 float* output) {
+  if (config.profile != ProfileId::kNeuron) return dequantize_profile(config, data, scale, output);
   validate(config);
   const std::size_t p = config.partitions;
   const std::size_t f = config.free;
@@ -332,6 +336,8 @@ class OracleBackend final : public Implementation {
   }
   CpuFeatures required_features() const override { return {}; }
   bool is_reference() const override { return true; }
+  // Every profile and block shape (the built-in kernels declare neuron only).
+  Capabilities capabilities() const override { return Capabilities::every_profile(); }
   void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
                 std::uint8_t* scale) const override {
     oracle::quantize(config, input, data, scale);
