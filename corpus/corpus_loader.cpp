@@ -34,9 +34,9 @@ const std::vector<KeySpec> kCaseKeys = {{"id", true},    {"why", true},    {"sou
 const std::vector<KeySpec> kInputKeys = {{"dtype", true},   {"shape", true},  {"elements", false}, {"pattern", false},
                                          {"fill", false},   {"blocks", false}, {"set", false}};
 const std::vector<std::string_view> kElementForms = {"elements", "pattern", "fill"};
-const std::vector<KeySpec> kConfigKeys = {{"out-dtype", true},    {"profile", false},     {"block-shape", false},
-                                          {"emax-mode", false},   {"fp8-nan", false},     {"lane-stride", false},
-                                          {"high-parity", false}, {"scale-layout", false}};
+const std::vector<KeySpec> kConfigKeys = {{"out-dtype", true},    {"emax-mode", false},    {"fp8-nan", false},
+                                          {"lane-stride", false}, {"high-parity", false},  {"scale-layout", false},
+                                          {"profile", false},     {"block-shape", false}};
 const std::vector<KeySpec> kExpectKeys = {{"scale", true}, {"data", true}};
 
 constexpr std::size_t kMaxCountDigits = 9;
