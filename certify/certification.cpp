@@ -24,6 +24,7 @@
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
 #include "oracle.h"
+#include "profile_campaign.h"
 #include "repro_writer.h"
 #include "sha256.h"
 
@@ -61,7 +62,33 @@ namespace {
 
 // ---- What to certify. ----
 
+// Whether the configuration's profile admits its dtypes and knobs (validated on one block).
+bool profile_admits(QuantizeConfig config) {
+  const BlockExtent block = extent(config.block_shape);
+  config.partitions = block.rows;
+  config.free = block.cols;
+  try {
+    validate(config);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 std::vector<QuantizeConfig> configurations(const CertifyOptions& options) {
+  if (options.knobs.profile != ProfileId::kNeuron) {
+    // Another profile: its own knob values (apply_profile), every dtype it admits.
+    std::vector<QuantizeConfig> out;
+    for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
+      for (const OutputDtypeInfo& dtype : output_dtypes()) {
+        QuantizeConfig c = options.knobs;
+        c.input = input;
+        c.output = dtype.id;
+        if (profile_admits(c)) out.push_back(c);
+      }
+    }
+    return out;
+  }
   std::vector<QuantizeConfig> out;
   for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
     for (const OutputDtypeInfo& dtype : output_dtypes()) {
@@ -108,6 +135,9 @@ std::vector<QuantizeConfig> configurations(const CertifyOptions& options) {
 std::string knobs_text(const QuantizeConfig& config) {
   std::ostringstream out;
   out << "input=" << name(config.input) << " output=" << name(config.output) << " emax_mode=" << name(config.emax_mode);
+  if (config.profile != ProfileId::kNeuron) {
+    out << " profile=" << name(config.profile) << " block=" << name(config.block_shape);
+  }
   if (!is_fp4(config.output)) out << " fp8_nan=" << name(config.fp8_nan);
   if (is_fp4(config.output)) out << " lane_stride=" << config.fp4_lane_stride << " high_parity=" << config.fp4_high_parity;
   out << " scale_layout=" << name(config.scale_layout);
@@ -254,6 +284,7 @@ class Runner {
       ~Account() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count(); }
     } account{shrink_seconds_, started};
     if (over_budget()) return;
+    if (config.block_shape != BlockShape::k8x4) return;  // the profile campaign's cases are one block already
     QuantizeConfig block = config;
     block.partitions = kBlockRows;
     block.free = kBlockCols;
@@ -357,7 +388,10 @@ void fill_header(const CertifyOptions& options, IsolatedBackend& backend, const 
   const QuantizeConfig& k = options.knobs;
   const std::string knob_flags = " --emax-mode " + std::string(name(k.emax_mode)) + " --fp8-nan " + std::string(name(k.fp8_nan)) +
                                  " --lane-stride " + std::to_string(k.fp4_lane_stride) + " --high-parity " +
-                                 std::to_string(k.fp4_high_parity) + " --scale-layout " + std::string(name(k.scale_layout));
+                                 std::to_string(k.fp4_high_parity) + " --scale-layout " + std::string(name(k.scale_layout)) +
+                                 (k.profile == ProfileId::kNeuron ? std::string()
+                                                                  : " --profile " + std::string(name(k.profile)) +
+                                                                        " --block-shape " + std::string(name(k.block_shape)));
   h["rerun"] = "mxconform certify --backend " + options.backend + " --level " + name(options.level) + " --seed " +
                std::to_string(options.seed) + (options.all_knobs ? " --all-knobs" : knob_flags) + " --shard " +
                std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) + campaign_flags;
@@ -390,6 +424,26 @@ std::string default_corpus_directory() {
   throw Error("mxconform's corpus is not at " + (installed.empty() ? std::string("<install prefix>/share/mxconform/corpus")
                                                                    : installed.string()) +
               " nor at " + MXCONFORM_SOURCE_CORPUS_DIR + "; reinstall, or pass --corpus DIR");
+}
+
+// The profile campaign of every configuration: boundary blocks, then seeded blocks up to the level.
+template <typename Progress>
+void run_profile_campaign(const CertifyOptions& options, const std::vector<QuantizeConfig>& configs,
+                          IsolatedBackend& backend, Runner& runner, Certificate& certificate, Progress& progress) {
+  std::size_t done = 0;
+  const std::size_t random_blocks = property_cases_per_config(options.level);
+  for (const QuantizeConfig& config : configs) {
+    Tally& tally = open_tally(certificate, backend, "properties", config);
+    if (tally.unsupported.empty()) {
+      const std::uint64_t config_seed = options.seed * 1000003u + std::hash<std::string>{}(knobs_text(config));
+      for (const ProfileCase& c : profile_cases(config, config_seed, random_blocks)) {
+        std::vector<std::uint8_t> data, scale;
+        oracle_bytes(c.config, c.input, data, scale);
+        runner.run_case(tally, "properties", c.id, c.config, c.input, data, scale);
+      }
+    }
+    progress("properties", ++done, configs.size());
+  }
 }
 
 Certificate run_certification(const CertifyOptions& options) {
@@ -435,7 +489,7 @@ Certificate run_certification(const CertifyOptions& options) {
   }
 
   // 2. The exhaustive element campaign, per configuration.
-  if (wants(options, "exhaustive")) {
+  if (wants(options, "exhaustive") && options.knobs.profile == ProfileId::kNeuron) {
     std::size_t done = 0;
     for (const QuantizeConfig& config : configs) {
       Tally& tally = open_tally(certificate, backend, "exhaustive", config);
@@ -461,7 +515,11 @@ Certificate run_certification(const CertifyOptions& options) {
 
   // 3. Generated property cases, per configuration: the property suite's MX-aware generators,
   // with the configuration's knobs.
-  if (wants(options, "properties")) {
+  if (wants(options, "properties") && options.knobs.profile != ProfileId::kNeuron) {
+    // Another profile: the profile campaign (profile_campaign.h) stands for the property suite,
+    // whose generators and coverage classes are Neuron's.
+    run_profile_campaign(options, configs, backend, runner, certificate, progress);
+  } else if (wants(options, "properties")) {
     properties::Coverage coverage;
     std::size_t done = 0;
     const std::size_t per_config = property_cases_per_config(options.level);
