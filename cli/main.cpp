@@ -20,6 +20,7 @@
 #include "mxconform/registry.h"
 #include "mxconform/subject.h"
 #include "certify_command.h"
+#include "fingerprint_command.h"
 #include "command_line.h"
 #include "exit_status.h"
 #include "explain_command.h"
@@ -258,6 +259,9 @@ int run(int argc, char** argv, const std::string& command) {
                                 "`mxconform certify --help` for flags")
       ->allow_extras();
   app.add_subcommand("merge", "Merge shard certificates into one")->allow_extras();
+  app.add_subcommand("fingerprint", "Name the profile and knobs a backend implements from a few deciding cases; "
+                                    "`mxconform fingerprint --help` for flags")
+      ->allow_extras();
 #ifdef MXCONFORM_WITH_BENCH
   // Listed for --help only: main() hands `bench` to mxconform::bench::run before this parser.
   app.add_subcommand("bench", "Time every backend against speed-of-light kernels (Google Benchmark; "
@@ -277,7 +281,7 @@ int run(int argc, char** argv, const std::string& command) {
 // The subcommand named by argv[1], for error messages; empty when argv[1] names none.
 std::string command_name(int argc, char** argv) {
   if (argc < 2) return "";
-  for (const char* known : {"quantize", "dequantize", "backends", "replay", "explain", "certify", "merge"}) {
+  for (const char* known : {"quantize", "dequantize", "backends", "replay", "explain", "certify", "merge", "fingerprint"}) {
     if (std::strcmp(argv[1], known) == 0) return known;
   }
   return "";
@@ -296,6 +300,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "certify") return run_certify(argc - 1, argv + 1);
     if (command == "merge") return run_merge(argc - 1, argv + 1);
+    if (command == "fingerprint") return run_fingerprint(argc - 1, argv + 1);
     return run(argc, argv, command);
   } catch (const mxconform::Error& error) {
     print_error(command, error.what());
