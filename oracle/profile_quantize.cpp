@@ -84,9 +84,14 @@ Rational finite_amax(const std::vector<Value>& block) {
   return amax;
 }
 
-constexpr std::uint32_t kFp32MantissaMask = (1u << 23) - 1;
-constexpr int kFp32Bias = 127;
-constexpr int kFieldOfSpecials = 255;
+constexpr int kFp32MantissaBits = Float32::kMantissaBits;
+constexpr std::uint32_t kFp32MantissaMask = Float32::kMantissaMask;
+constexpr int kFp32Bias = Float32::kBias;
+constexpr int kFieldOfSpecials = static_cast<int>(Float32::kExponentFieldMax);
+constexpr std::uint32_t kFp32InfBits = Float32::kInfCode;
+constexpr std::uint32_t kFp32QuietNanBits = Float32::kExponentMask | (1u << (kFp32MantissaBits - 1));
+constexpr int kLargestFiniteE8m0 = static_cast<int>(E8M0::kNanCode) - 1;  // 0xFE: 2^127
+static_assert(kFp32InfBits == 0x7F80'0000u && kFp32QuietNanBits == 0x7FC0'0000u && kLargestFiniteE8m0 == 254);
 
 // The biased E8M0 of the floor family (torchao FLOOR, CEIL, EVEN) for a finite amax.
 int floor_family_e8m0(ScaleRule rule, const Rational& amax, ElementKind element) {
@@ -94,9 +99,9 @@ int floor_family_e8m0(ScaleRule rule, const Rational& amax, ElementKind element)
   const int mbits = element_info(element).mantissa_bits;
   if (rule == ScaleRule::kEven) {
     const std::uint32_t sign_and_exponent = ~kFp32MantissaMask;
-    bits = (bits + (1u << (22 - mbits))) & sign_and_exponent;
+    bits = (bits + (1u << (kFp32MantissaBits - 1 - mbits))) & sign_and_exponent;
   }
-  int unbiased = static_cast<int>(bits >> 23) - kFp32Bias - element_emax(element);
+  int unbiased = static_cast<int>(bits >> kFp32MantissaBits) - kFp32Bias - element_emax(element);
   if (rule == ScaleRule::kCeil && (bits & kFp32MantissaMask) != 0) ++unbiased;
   unbiased = std::clamp(unbiased, -E8M0::kBias, E8M0::kBias + 1);
   return unbiased + E8M0::kBias;
@@ -105,15 +110,15 @@ int floor_family_e8m0(ScaleRule rule, const Rational& amax, ElementKind element)
 }  // namespace
 
 int rceil_e8m0(std::uint32_t fp32_bits, bool satfinite) {
-  const int field = static_cast<int>((fp32_bits >> 23) & 0xFFu);
+  const int field = static_cast<int>((fp32_bits >> kFp32MantissaBits) & Float32::kExponentFieldMax);
   const std::uint32_t mantissa = fp32_bits & kFp32MantissaMask;
-  const int largest_finite = E8M0::kNanCode - 1;
+  const int largest_finite = kLargestFiniteE8m0;
   if (field == kFieldOfSpecials) {
     const bool inf = mantissa == 0;
     return satfinite && inf ? largest_finite : static_cast<int>(E8M0::kNanCode);
   }
   // A subnormal rounds up only above 2^-127, which E8M0 byte 0 denotes (half the subnormal range).
-  const std::uint32_t half_subnormal = 1u << 22;
+  const std::uint32_t half_subnormal = 1u << (kFp32MantissaBits - 1);
   const bool round_up = field == 0 ? mantissa > half_subnormal : mantissa != 0;
   if (satfinite && field == largest_finite) return largest_finite;
   return field + (round_up ? 1 : 0);
@@ -147,7 +152,7 @@ std::uint32_t narrow_with(const Value& y, ElementKind element, ElementRounding r
   }
   const Rational below_distance = y.magnitude - values[lo];
   const Rational above_distance = hi_value - y.magnitude;
-  std::uint32_t code;
+  std::uint32_t code = lo;
   if (below_distance < above_distance) {
     code = lo;
   } else if (above_distance < below_distance) {
@@ -184,7 +189,7 @@ int profile_e8m0(const QuantizeConfig& config, const std::vector<Value>& block) 
     return E8M0::kNanCode;
   }
   if (contract.specials == SpecialsRule::kNanDroppedInfMax && has_inf(block)) {
-    return rceil_e8m0(0x7F80'0000u, true);
+    return kLargestFiniteE8m0;
   }
   const Rational amax = finite_amax(block);
   switch (contract.scale_rule) {
@@ -196,7 +201,7 @@ int profile_e8m0(const QuantizeConfig& config, const std::vector<Value>& block) 
       // descale = RN32(amax * RN32(1 / max)), both products in fp32.
       const Value reciprocal = to_fp32(false, Rational(1) / Rational(element_info(element).max_value));
       const Value descale = to_fp32(false, amax * reciprocal.magnitude);
-      const std::uint32_t bits = descale.is_inf() ? 0x7F80'0000u : fp32_magnitude_bits(descale.magnitude);
+      const std::uint32_t bits = descale.is_inf() ? kFp32InfBits : fp32_magnitude_bits(descale.magnitude);
       return rceil_e8m0(bits, contract.scale_rule == ScaleRule::kRceilSatfinite);
     }
     case ScaleRule::kLog2Floor: {
@@ -327,13 +332,13 @@ void dequantize_profile(const QuantizeConfig& config, const std::uint8_t* data, 
       const Value element = decode(format, code);
       std::uint32_t bits;
       if (e8m0 == static_cast<int>(E8M0::kNanCode) || element.is_nan()) {
-        bits = 0x7FC0'0000u;
-      } else if (element.is_inf()) {
-        bits = element.negative ? 0xFF80'0000u : 0x7F80'0000u;
+        bits = kFp32QuietNanBits;
       } else {
-        const Value v = to_fp32(element.negative, element.magnitude * power_of_two(e8m0 - E8M0::kBias));
-        bits = v.is_inf() ? 0x7F80'0000u : fp32_magnitude_bits(v.magnitude);
-        if (v.is_inf() || v.negative) bits |= v.negative ? 0x8000'0000u : 0u;
+        const Value v = element.is_inf()
+                            ? element
+                            : to_fp32(element.negative, element.magnitude * power_of_two(e8m0 - E8M0::kBias));
+        bits = v.is_inf() ? kFp32InfBits : fp32_magnitude_bits(v.magnitude);
+        if (v.negative) bits |= Float32::kSignMask;
       }
       std::memcpy(&output[k], &bits, sizeof bits);
     }
