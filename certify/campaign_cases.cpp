@@ -29,8 +29,37 @@ Level parse_level(const std::string& text) {
   throw Error("unknown level '" + text + "'; expected gate, nightly or soak");
 }
 
+namespace {
+
+// Whether the configuration's profile admits its dtypes and knobs (validated on one block).
+bool profile_admits(QuantizeConfig config) {
+  const BlockExtent block = extent(config.block_shape);
+  config.partitions = block.rows;
+  config.free = block.cols;
+  try {
+    validate(config);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs, bool all_knobs) {
   std::vector<QuantizeConfig> out;
+  if (knobs.profile != ProfileId::kNeuron) {
+    // Another profile: its own knob values (apply_profile), every dtype it admits.
+    for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
+      for (const OutputDtypeInfo& dtype : output_dtypes()) {
+        QuantizeConfig c = knobs;
+        c.input = input;
+        c.output = dtype.id;
+        if (profile_admits(c)) out.push_back(c);
+      }
+    }
+    return out;
+  }
   for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
     for (const OutputDtypeInfo& dtype : output_dtypes()) {
       QuantizeConfig base = knobs;
@@ -75,6 +104,9 @@ std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs,
 std::string knobs_text(const QuantizeConfig& config) {
   std::ostringstream out;
   out << "input=" << name(config.input) << " output=" << name(config.output) << " emax_mode=" << name(config.emax_mode);
+  if (config.profile != ProfileId::kNeuron) {
+    out << " profile=" << name(config.profile) << " block=" << name(config.block_shape);
+  }
   if (!is_fp4(config.output)) out << " fp8_nan=" << name(config.fp8_nan);
   if (is_fp4(config.output)) out << " lane_stride=" << config.fp4_lane_stride << " high_parity=" << config.fp4_high_parity;
   out << " scale_layout=" << name(config.scale_layout);

@@ -25,6 +25,7 @@
 #include "failure_groups.h"
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
+#include "profile_campaign.h"
 #include "repro_writer.h"
 #include "sha256.h"
 #include "shrink.h"
@@ -288,7 +289,10 @@ void fill_header(const CertifyOptions& options, WorkerBackend& backend, const st
   const QuantizeConfig& k = options.knobs;
   const std::string knob_flags = " --emax-mode " + std::string(name(k.emax_mode)) + " --fp8-nan " + std::string(name(k.fp8_nan)) +
                                  " --lane-stride " + std::to_string(k.fp4_lane_stride) + " --high-parity " +
-                                 std::to_string(k.fp4_high_parity) + " --scale-layout " + std::string(name(k.scale_layout));
+                                 std::to_string(k.fp4_high_parity) + " --scale-layout " + std::string(name(k.scale_layout)) +
+                                 (k.profile == ProfileId::kNeuron ? std::string()
+                                                                  : " --profile " + std::string(name(k.profile)) +
+                                                                        " --block-shape " + std::string(name(k.block_shape)));
   // A command has blanks: quoted for a shell, ' as '\''.
   std::string backend_word = options.backend;
   if (backend_word.find_first_of(" \t'\"") != std::string::npos) {
@@ -328,6 +332,26 @@ std::string default_corpus_directory() {
   throw Error("mxconform's corpus is not at " + (installed.empty() ? std::string("<install prefix>/share/mxconform/corpus")
                                                                    : installed.string()) +
               " nor at " + MXCONFORM_SOURCE_CORPUS_DIR + "; reinstall, or pass --corpus DIR");
+}
+
+// The profile campaign of every configuration: boundary blocks, then seeded blocks up to the level.
+template <typename Progress>
+void run_profile_campaign(const CertifyOptions& options, const std::vector<QuantizeConfig>& configs,
+                          IsolatedBackend& backend, Runner& runner, Certificate& certificate, Progress& progress) {
+  std::size_t done = 0;
+  const std::size_t random_blocks = property_cases_per_config(options.level);
+  for (const QuantizeConfig& config : configs) {
+    Tally& tally = open_tally(certificate, backend, "properties", config);
+    if (tally.unsupported.empty()) {
+      const std::uint64_t config_seed = options.seed * 1000003u + std::hash<std::string>{}(knobs_text(config));
+      for (const ProfileCase& c : profile_cases(config, config_seed, random_blocks)) {
+        std::vector<std::uint8_t> data, scale;
+        oracle_bytes(c.config, c.input, data, scale);
+        runner.run_case(tally, "properties", c.id, c.config, c.input, data, scale);
+      }
+    }
+    progress("properties", ++done, configs.size());
+  }
 }
 
 Certificate run_certification(const CertifyOptions& options) {
@@ -395,7 +419,7 @@ Certificate run_certification(const CertifyOptions& options) {
   if (wants(options, "corpus")) run_corpus_cases("corpus", corpus::load_corpus(options.corpus_paths));
 
   // 2. The exhaustive element campaign, per configuration.
-  if (wants(options, "exhaustive")) {
+  if (wants(options, "exhaustive") && options.knobs.profile == ProfileId::kNeuron) {
     std::size_t done = 0;
     for (const QuantizeConfig& config : configs) {
       Tally& tally = open_tally(certificate, backend, "exhaustive", config);
@@ -410,7 +434,11 @@ Certificate run_certification(const CertifyOptions& options) {
 
   // 3. Generated property cases, per configuration: the property suite's MX-aware generators,
   // with the configuration's knobs.
-  if (wants(options, "properties")) {
+  if (wants(options, "properties") && options.knobs.profile != ProfileId::kNeuron) {
+    // Another profile: the profile campaign (profile_campaign.h) stands for the property suite,
+    // whose generators and coverage classes are Neuron's.
+    run_profile_campaign(options, configs, backend, runner, certificate, progress);
+  } else if (wants(options, "properties")) {
     properties::Coverage coverage;
     std::size_t done = 0;
     for (const QuantizeConfig& config : configs) {

@@ -319,7 +319,7 @@ std::string confine_worker() {
         out.status = MXC_STATUS_OK;
         out.info_struct_size = info->struct_size;
         out.abi_version = info->abi_version;
-        if (info->struct_size >= sizeof(mxc_backend_info)) {
+        if (info->struct_size >= MXC_BACKEND_INFO_V1_SIZE) {
           std::snprintf(out.name, sizeof out.name, "%s", info->name ? info->name : "");
           std::snprintf(out.version, sizeof out.version, "%s", info->version ? info->version : "");
           std::snprintf(out.description, sizeof out.description, "%s", info->description ? info->description : "");

@@ -222,6 +222,8 @@ ShrunkCase shrink_failure(WorkerBackend& backend, const QuantizeConfig& config,
                                                                     : budget.max_tries;
   Shrinker shrinker(backend, wanted, max_tries, budget.seconds);
   shrinker.start_from(ShrunkCase{config, input, original, wanted, 0});
+  // The profile campaign's cases (other block shapes) are one block already.
+  if (config.block_shape != BlockShape::k8x4) return shrinker.best();
   // 1. The shape, an axis at a time, until neither gets smaller.
   for (bool progress = true; progress && !shrinker.spent();) {
     progress = shrinker.shrink_axis(true);

@@ -58,7 +58,7 @@ int run_certify(int argc, char** argv) {
                "mxconform certify"};
   certify::CertifyOptions options;
   std::string level = "gate", emax_mode = "emax", fp8_nan = "canonical", scale_layout = "physical";
-  std::string seed, lane_stride, high_parity, timeout, memory_limit, shard;
+  std::string seed, lane_stride, high_parity, timeout, memory_limit, shard, profile = "neuron", block_shape;
   std::string report_path, junit_path;
   std::vector<std::string> campaigns;
   bool force = false;
@@ -73,6 +73,9 @@ int run_certify(int argc, char** argv) {
   CLI::Option* high_parity_option = app.add_option("--high-parity", high_parity, "FP4 high parity certified: 0 or 1 (default 1)");
   app.add_option("--scale-layout", scale_layout, "Scale layout certified: physical (default) or logical");
   app.add_flag("--all-knobs", options.all_knobs, "Certify every knob combination the backend declares");
+  app.add_option("--profile", profile, "The contract certified against: neuron (default) or another profile "
+                                       "(docs/contract.md, Profiles); its knob values replace the knob flags");
+  CLI::Option* block_shape_option = app.add_option("--block-shape", block_shape, "8x4, 1x32 or 32x1 (default: the profile's)");
   app.add_option("--campaign", campaigns, "Run only these campaigns: corpus, exhaustive, properties (repeatable)");
   app.add_option("--corpus", options.corpus_paths, "More corpus files or directories, run after mxconform's corpus");
   bool only_corpus = false, no_failure_database = false;
@@ -106,6 +109,10 @@ int run_certify(int argc, char** argv) {
   }
   if (high_parity_option->count() > 0) options.knobs.fp4_high_parity = parse_parity("--high-parity", high_parity);
   options.knobs.scale_layout = parse_scale_layout(scale_layout);
+  if (const ProfileId id = parse_profile(profile); id != ProfileId::kNeuron) {
+    apply_profile(options.knobs, id);
+    if (block_shape_option->count() > 0) options.knobs.block_shape = parse_block_shape(block_shape);
+  }
   if (timeout_option->count() > 0) options.timeout_seconds = parse_timeout_seconds("--timeout", timeout);
   if (memory_limit_option->count() > 0) options.memory_limit_bytes = parse_byte_size("--memory-limit", memory_limit);
   if (!campaigns.empty()) {

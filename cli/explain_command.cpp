@@ -12,6 +12,7 @@
 #include "mxconform/error.h"
 #include "mxconform/tensor_files.h"
 #include "mxconform/registry.h"
+#include "mxconform/safe_text.h"
 #include "mxconform/subject.h"
 #include "option_values.h"
 #include "text_table.h"
@@ -108,6 +109,11 @@ int run_explain(const ExplainOptions& options) {
     if (request.corpus_case == nullptr) throw Error(options.corpus_path + ": no case with id '" + options.id + "'");
     request.config = request.corpus_case->config;
     request.input = request.corpus_case->input;
+    if (request.config.profile != ProfileId::kNeuron) {
+      throw Error("case '" + safe_text(options.id) + "' is in profile " + std::string(name(request.config.profile)) +
+                  "; explain walks the neuron path only: replay it (`mxconform replay " + safe_text(options.corpus_path) +
+                  " --backend oracle`)");
+    }
   } else if (!options.input_path.empty()) {
     if (!options.out_dtype_given || options.block.empty()) throw Error("explain --input needs --out-dtype and --block G,C");
     request.config = options.knobs;

@@ -24,6 +24,7 @@
 #include "bundle_command.h"
 #include "certify_command.h"
 #include "serve_command.h"
+#include "fingerprint_command.h"
 #include "command_line.h"
 #include "exit_status.h"
 #include "explain_command.h"
@@ -46,8 +47,12 @@ struct KnobOptions {
   std::string lane_stride = "0";
   std::string high_parity = "1";
   std::string scale_layout = "physical";
+  std::string profile = "neuron";
+  std::string block_shape;
   std::string backend;
   bool force = false;
+  // The knobs the user gave, which a profile's defaults do not replace.
+  std::vector<const CLI::Option*> given;
 };
 
 void add_knob_options(CLI::App& command, KnobOptions& knobs) {
@@ -55,23 +60,41 @@ void add_knob_options(CLI::App& command, KnobOptions& knobs) {
                      "Output dtype: float4_e2m1fn_x4 (2), float8_e4m3fn (5), float8_e5m2 (7), "
                      "float8_e4m3fn_x4 (8), float8_e5m2_x4 (9); aliases fp4, e4m3, e5m2, e4m3_x4, e5m2_x4")
       ->required();
-  command.add_option("--emax-mode", knobs.emax_mode, "emax (default) or emax-1");
-  command.add_option("--fp8-nan", knobs.fp8_nan, "FP8 NaN policy: canonical (sign|0x7F, default) or zero");
-  command.add_option("--lane-stride", knobs.lane_stride, "FP4 lane-remap stride; 0 (default) is no remap");
-  command.add_option("--high-parity", knobs.high_parity, "FP4 nibble parity that goes high: 1 (default) or 0");
-  command.add_option("--scale-layout", knobs.scale_layout, "physical (slot-interleaved, default) or logical");
+  knobs.given = {
+      command.add_option("--emax-mode", knobs.emax_mode, "emax (default) or emax-1"),
+      command.add_option("--fp8-nan", knobs.fp8_nan, "FP8 NaN policy: canonical (sign|0x7F, default) or zero"),
+      command.add_option("--lane-stride", knobs.lane_stride, "FP4 lane-remap stride; 0 (default) is no remap"),
+      command.add_option("--high-parity", knobs.high_parity, "FP4 nibble parity that goes high: 1 (default) or 0"),
+      command.add_option("--scale-layout", knobs.scale_layout, "physical (slot-interleaved, default) or logical"),
+      command.add_option("--block-shape", knobs.block_shape, "8x4, 1x32 or 32x1 (default: the profile's)")};
+  command.add_option("--profile", knobs.profile,
+                     "The contract: neuron (default), nki-golden, nki-golden-kernel, ocp-floor, torchao-rceil, "
+                     "torchao-ceil, torchao-even, transformer-engine-mxfp8, microxcaling (docs/contract.md, Profiles)");
   command.add_option("--backend", knobs.backend, "Implementation to run (see `mxconform backends`)");
   command.add_flag("--force", knobs.force, "Overwrite output files that already exist (regular files only)");
 }
 
+// The profile's defaults first (include/mxconform/profile.h), then every knob the user gave.
 void apply_knobs(const KnobOptions& knobs, QuantizeConfig& config) {
   config.output = parse_output_dtype(knobs.out_dtype);
-  config.emax_mode = parse_emax_mode(knobs.emax_mode);
-  config.fp8_nan = parse_fp8_nan(knobs.fp8_nan);
-  config.fp4_lane_stride = static_cast<std::uint32_t>(
-      parse_unsigned("--lane-stride", knobs.lane_stride, std::numeric_limits<std::uint32_t>::max()));
-  config.fp4_high_parity = parse_parity("--high-parity", knobs.high_parity);
-  config.scale_layout = parse_scale_layout(knobs.scale_layout);
+  apply_profile(config, parse_profile(knobs.profile));
+  const auto given = [&](std::size_t i) { return knobs.given[i]->count() > 0; };
+  if (given(0)) config.emax_mode = parse_emax_mode(knobs.emax_mode);
+  if (given(1)) config.fp8_nan = parse_fp8_nan(knobs.fp8_nan);
+  if (given(2)) {
+    config.fp4_lane_stride = static_cast<std::uint32_t>(
+        parse_unsigned("--lane-stride", knobs.lane_stride, std::numeric_limits<std::uint32_t>::max()));
+  }
+  if (given(3)) config.fp4_high_parity = parse_parity("--high-parity", knobs.high_parity);
+  if (given(4)) config.scale_layout = parse_scale_layout(knobs.scale_layout);
+  if (given(5)) config.block_shape = parse_block_shape(knobs.block_shape);
+}
+
+// The subject to run: --backend, or by default the fastest built-in for the neuron profile and
+// the oracle for every other profile (the built-ins implement neuron only).
+std::string backend_or_default(const KnobOptions& knobs, const QuantizeConfig& config) {
+  if (!knobs.backend.empty() || config.profile == ProfileId::kNeuron) return knobs.backend;
+  return "oracle";
 }
 
 // The subject --backend names (open_subject), refused when it does not support `config`.
@@ -109,7 +132,7 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
   config.free = input.free;
   apply_knobs(knobs, config);
   validate(config);
-  const std::shared_ptr<const Implementation> subject = select_backend(knobs.backend, config);
+  const std::shared_ptr<const Implementation> subject = select_backend(backend_or_default(knobs, config), config);
   const Implementation& backend = *subject;
 
   const std::vector<std::uint16_t>& elements = input.bits;
@@ -142,7 +165,7 @@ int run_dequantize(const std::string& data_path, const std::string& scale_path, 
   const OutputTensors tensors = read_output_tensors(data_path, scale_path, config);
   const npy::Array& data = tensors.data;
   const npy::Array& scale = tensors.scale;
-  const std::shared_ptr<const Implementation> subject = select_backend(knobs.backend, config);
+  const std::shared_ptr<const Implementation> subject = select_backend(backend_or_default(knobs, config), config);
   const Implementation& backend = *subject;
   npy::Array output{npy::ElementType::kFloat32, {config.partitions, config.free},
                     std::vector<std::uint8_t>(config.partitions * config.free * sizeof(float))};
@@ -213,6 +236,9 @@ int run(int argc, char** argv, const std::string& command) {
       ->allow_extras();
   app.add_subcommand("grade", "Grade the outputs a runner wrote into a bundle and write the certificate")->allow_extras();
   app.add_subcommand("verify", "Compare one quantized tensor produced elsewhere against the reference")->allow_extras();
+  app.add_subcommand("fingerprint", "Name the profile and knobs a backend implements from a few deciding cases; "
+                                    "`mxconform fingerprint --help` for flags")
+      ->allow_extras();
 #ifdef MXCONFORM_WITH_BENCH
   // Listed for --help only: main() hands `bench` to mxconform::bench::run before this parser.
   app.add_subcommand("bench", "Time every backend against speed-of-light kernels (Google Benchmark; "
@@ -233,7 +259,7 @@ int run(int argc, char** argv, const std::string& command) {
 std::string command_name(int argc, char** argv) {
   if (argc < 2) return "";
   for (const char* known : {"quantize", "dequantize", "backends", "replay", "explain", "certify", "merge", "serve",
-                            "export", "grade", "verify"}) {
+                            "export", "grade", "verify", "fingerprint"}) {
     if (std::strcmp(argv[1], known) == 0) return known;
   }
   return "";
@@ -256,6 +282,7 @@ int main(int argc, char** argv) {
     if (command == "export") return run_export(argc - 1, argv + 1);
     if (command == "grade") return run_grade(argc - 1, argv + 1);
     if (command == "verify") return run_verify(argc - 1, argv + 1);
+    if (command == "fingerprint") return run_fingerprint(argc - 1, argv + 1);
     return run(argc, argv, command);
   } catch (const mxconform::Error& error) {
     print_error(command, error.what());

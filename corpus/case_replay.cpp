@@ -44,8 +44,8 @@ class Comparison {
     e.index = index;
     e.row = index / case_.config.free;
     e.col = index % case_.config.free;
-    e.group = e.row / kBlockRows;
-    e.column_block = e.col / kBlockCols;
+    e.group = e.row / g_.block_height;
+    e.column_block = e.col / g_.block_width;
     e.nibble = nibble;
     e.expected_code = expected_code;
     e.actual_code = actual_code;

@@ -34,8 +34,9 @@ const std::vector<KeySpec> kCaseKeys = {{"id", true},    {"why", true},    {"sou
 const std::vector<KeySpec> kInputKeys = {{"dtype", true},   {"shape", true},  {"elements", false}, {"pattern", false},
                                          {"fill", false},   {"blocks", false}, {"set", false}};
 const std::vector<std::string_view> kElementForms = {"elements", "pattern", "fill"};
-const std::vector<KeySpec> kConfigKeys = {{"out-dtype", true},   {"emax-mode", false},   {"fp8-nan", false},
-                                          {"lane-stride", false}, {"high-parity", false}, {"scale-layout", false}};
+const std::vector<KeySpec> kConfigKeys = {{"out-dtype", true},    {"emax-mode", false},    {"fp8-nan", false},
+                                          {"lane-stride", false}, {"high-parity", false},  {"scale-layout", false},
+                                          {"profile", false},     {"block-shape", false}};
 const std::vector<KeySpec> kExpectKeys = {{"scale", true}, {"data", true}};
 
 constexpr std::size_t kMaxCountDigits = 9;
@@ -291,7 +292,9 @@ class FileReader {
     if (config.partitions * config.free > kMaxElementsPerCase) {
       fail(node, field, shape_text(config) + " has more than " + std::to_string(kMaxElementsPerCase) + " elements");
     }
-    QuantizeConfig shape_only;
+    QuantizeConfig shape_only;  // the block shape of the case's profile, every other knob its default
+    if (config.profile != ProfileId::kNeuron) apply_profile(shape_only, config.profile);
+    shape_only.block_shape = config.block_shape;
     shape_only.partitions = config.partitions;
     shape_only.free = config.free;
     try {
@@ -302,6 +305,20 @@ class FileReader {
     elements_left_ = elements_left_ - std::min(elements_left_, config.partitions * config.free);
     if (elements_left_ == 0) {
       fail(node, field, "the file holds more than " + std::to_string(kMaxElementsPerFile) + " elements in all");
+    }
+  }
+
+  // The profile and block shape a case's config names, so that its shape is checked against its
+  // own blocks. Anything malformed is left for read_config to report.
+  void preset_block_shape(const YAML::Node& node, QuantizeConfig& config) {
+    if (!node.IsMap()) return;
+    try {
+      const YAML::Node profile_node = node["profile"];
+      if (profile_node && profile_node.IsScalar()) apply_profile(config, parse_profile(profile_node.Scalar()));
+      const YAML::Node shape_node = node["block-shape"];
+      if (shape_node && shape_node.IsScalar()) config.block_shape = parse_block_shape(shape_node.Scalar());
+    } catch (const Error&) {
+    } catch (const YAML::Exception&) {
     }
   }
 
@@ -316,6 +333,11 @@ class FileReader {
       for (const OutputDtypeInfo& dtype : output_dtypes()) names += (names.empty() ? "" : ", ") + std::string(dtype.name);
       throw Error("unknown output dtype '" + text + "'; a corpus names it by its NKI name: " + names);
     });
+    // A profile sets its own defaults first (absent: neuron); the knobs below override them.
+    if (f.count("profile")) apply_profile(config, parse_at(f.at("profile"), join(field, "profile"), parse_profile));
+    if (f.count("block-shape")) {
+      config.block_shape = parse_at(f.at("block-shape"), join(field, "block-shape"), parse_block_shape);
+    }
     if (f.count("emax-mode")) config.emax_mode = parse_at(f.at("emax-mode"), join(field, "emax-mode"), parse_emax_mode);
     if (f.count("fp8-nan")) config.fp8_nan = parse_at(f.at("fp8-nan"), join(field, "fp8-nan"), parse_fp8_nan);
     if (f.count("scale-layout")) {
@@ -365,11 +387,12 @@ class FileReader {
       const YAML::Node& blocks = input.at("blocks");
       if (!blocks.IsMap()) fail(blocks, blocks_field, "expected a map 'g,c': value, got " + kind(blocks));
       for (const auto& entry : blocks) {
-        const auto [g, c] = read_index_pair(entry.first, blocks_field, "g,c", config.partitions / kBlockRows,
-                                            config.free / kBlockCols);
+        const Geometry shape = geometry(config);
+        const auto [g, c] = read_index_pair(entry.first, blocks_field, "g,c", shape.block_rows, shape.block_cols);
         const std::uint16_t bits = read_element(entry.second, blocks_field + "." + entry.first.Scalar(), config.input);
-        for (std::size_t row = g * kBlockRows; row < (g + 1) * kBlockRows; ++row) {
-          std::fill_n(out.begin() + static_cast<std::ptrdiff_t>(row * config.free + c * kBlockCols), kBlockCols, bits);
+        for (std::size_t row = g * shape.block_height; row < (g + 1) * shape.block_height; ++row) {
+          std::fill_n(out.begin() + static_cast<std::ptrdiff_t>(row * config.free + c * shape.block_width),
+                      shape.block_width, bits);
         }
       }
     }
@@ -403,6 +426,10 @@ class FileReader {
       if (!c.data[i]) fail(node, field, "byte " + std::to_string(i) + ": every data byte is written; '..' is for scale rows");
       const std::uint32_t magnitude = *c.data[i] & magnitude_mask;
       const bool nan_code = magnitude == magnitude_mask && c.config.fp8_nan == Fp8NanPolicy::kCanonical;
+      if (c.config.profile != ProfileId::kNeuron && c.config.output != OutputDtype::kFloat8E4m3fn &&
+          c.config.output != OutputDtype::kFloat8E4m3fnX4) {
+        continue;  // e5m2 under a profile without saturation reaches Inf and every NaN code
+      }
       if (!fp4 && magnitude > element.max_code && !nan_code) {
         fail(node, field, "byte " + std::to_string(i) + " is " + to_string(c.data[i]) + ", which " +
                               std::string(name(c.config.output)) + " never produces with fp8-nan " +
@@ -418,6 +445,7 @@ class FileReader {
     const Geometry g = geometry(c.config);
     const std::vector<bool> named = named_scale_rows(c.config);
     const int largest = E8M0::kNanCode - emax_bias(c.config);
+    const bool neuron = c.config.profile == ProfileId::kNeuron;  // other profiles reach every byte
     for (std::size_t i = 0; i < c.scale.size(); ++i) {
       const std::size_t row = i / g.block_cols;
       const std::string where = "byte " + std::to_string(i) + " (row " + std::to_string(row) + ")";
@@ -425,7 +453,7 @@ class FileReader {
         fail(node, field, where + " is in a physical row no slot names, which is never written: write '..'");
       }
       if (named[row] && !c.scale[i]) fail(node, field, where + " holds a block's E8M0; '..' is only for rows no slot names");
-      if (c.scale[i] && (*c.scale[i] < 1 || *c.scale[i] > largest)) {
+      if (neuron && c.scale[i] && (*c.scale[i] < 1 || *c.scale[i] > largest)) {
         fail(node, field, where + " is " + to_string(c.scale[i]) + "; an E8M0 byte is in [1, " + std::to_string(largest) +
                               "] (255 - emaxBias " + std::to_string(emax_bias(c.config)) + ")");
       }
@@ -442,8 +470,8 @@ class FileReader {
             ? "the physical scale buffer of " + shape_text(c.config) + " has " + std::to_string(g.scale_rows) +
                   " rows (slot(P/8 - 1) + 1, slot(i) = (i & 3) + 32*(i >> 2)) x F/4 = " +
                   std::to_string(g.block_cols) + ": " + std::to_string(g.scale_bytes) + " bytes"
-            : "the logical scale tensor of " + shape_text(c.config) + " has P/8 x F/4 = " + std::to_string(g.scale_bytes) +
-                  " bytes";
+            : "the logical scale tensor of " + shape_text(c.config) + " has P/" + std::to_string(g.block_height) + " x F/" +
+                  std::to_string(g.block_width) + " = " + std::to_string(g.scale_bytes) + " bytes";
     c.data = read_bytes(f.at("data"), join(field, "data"), g.data_bytes, data_rule);
     check_data_codes(f.at("data"), join(field, "data"), c);
     c.scale = read_bytes(f.at("scale"), join(field, "scale"), g.scale_bytes, scale_rule);
@@ -462,6 +490,7 @@ class FileReader {
     const YAML::Node& input_node = f.at("input");
     const Fields input = read_map(input_node, input_field, kInputKeys);
     c.config.input = parse_at(input.at("dtype"), join(input_field, "dtype"), parse_input_dtype);
+    preset_block_shape(f.at("config"), c.config);
     read_shape(input.at("shape"), join(input_field, "shape"), c.config);
     read_config(f.at("config"), join(field, "config"), c.config);
     c.input = read_elements(input, input_node, input_field, c.config);

@@ -94,6 +94,11 @@ void write_case(std::ostringstream& out, const CorpusCase& c) {
   }
   out << "    config:\n"
       << "      out-dtype: " << name(config.output) << "\n";
+  if (config.profile != ProfileId::kNeuron) {
+    // The loader applies the profile's defaults first; the knobs below are relative to neuron's.
+    out << "      profile: " << name(config.profile) << "\n"
+        << "      block-shape: " << name(config.block_shape) << "\n";
+  }
   if (config.emax_mode != defaults.emax_mode) out << "      emax-mode: " << name(config.emax_mode) << "\n";
   if (config.fp8_nan != defaults.fp8_nan) out << "      fp8-nan: " << name(config.fp8_nan) << "\n";
   if (config.fp4_lane_stride != defaults.fp4_lane_stride) out << "      lane-stride: " << config.fp4_lane_stride << "\n";

@@ -1,5 +1,7 @@
 #include "oracle.h"
 
+#include "profile_quantize.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -244,6 +246,7 @@ void pack(const QuantizeConfig& config, const std::vector<std::uint32_t>& codes,
 
 void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
               std::uint8_t* scale) {
+  if (config.profile != ProfileId::kNeuron) return quantize_profile(config, input, data, scale);
   validate(config);
   const std::size_t p = config.partitions;
   const std::size_t f = config.free;
@@ -291,6 +294,7 @@ void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uin
 
 void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const std::uint8_t* scale,
                 float* output) {
+  if (config.profile != ProfileId::kNeuron) return dequantize_profile(config, data, scale, output);
   validate(config);
   const std::size_t p = config.partitions;
   const std::size_t f = config.free;
@@ -335,6 +339,8 @@ class OracleBackend final : public Implementation {
   }
   CpuFeatures required_features() const override { return {}; }
   bool is_reference() const override { return true; }
+  // Every profile and block shape (the built-in kernels declare neuron only).
+  Capabilities capabilities() const override { return Capabilities::every_profile(); }
   void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
                 std::uint8_t* scale) const override {
     oracle::quantize(config, input, data, scale);

@@ -32,7 +32,7 @@ class PluginSubject final : public Implementation {
     const bool has_describe = table_->struct_size >= offsetof(mxc_backend, describe) + sizeof table_->describe;
     const mxc_backend_info* info = has_describe && table_->describe != nullptr ? table_->describe() : nullptr;
     if (info == nullptr) fail("describe() missing or returned NULL");
-    const bool complete = info->struct_size >= sizeof(mxc_backend_info);
+    const bool complete = info->struct_size >= MXC_BACKEND_INFO_V1_SIZE;
     capabilities_ = complete ? Capabilities::of(*info) : Capabilities{};
     const std::string problem = declaration_problem(table_->struct_size, info->struct_size, info->abi_version, capabilities_);
     if (!problem.empty()) fail(problem);

@@ -19,19 +19,21 @@ QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* inp
   const Geometry g = geometry(config);
   const std::size_t count = config.partitions * config.free;
   std::vector<float> values(count);
-  best_implementation().dequantize(config, data, scale, values.data());
+  // The fastest built-in decodes the neuron profile; the oracle (through the registry) every profile.
+  const Implementation& decoder = config.profile == ProfileId::kNeuron ? best_implementation() : *find_implementation("oracle");
+  decoder.dequantize(config, data, scale, values.data());
   const double max_value = element_format(config.output).max_value;
 
   QuantizeSummary s;
   s.elements = count;
   s.scale_min = std::numeric_limits<int>::max();
   for (std::size_t row = 0; row < config.partitions; ++row) {
-    const std::size_t group = row / kBlockRows;
+    const std::size_t group = row / g.block_height;
     const std::size_t scales_at = scale_row(config, group);
     for (std::size_t col = 0; col < config.free; ++col) {
       const std::size_t k = row * config.free + col;
       const double x = input_value(config.input, input[k]);
-      const int e8m0 = scale[scales_at * g.block_cols + col / kBlockCols];
+      const int e8m0 = scale[scales_at * g.block_cols + col / g.block_width];
       s.scale_min = std::min(s.scale_min, e8m0);
       s.scale_max = std::max(s.scale_max, e8m0);
       const double block_max = std::ldexp(max_value, e8m0 - E8M0::kBias);

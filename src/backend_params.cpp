@@ -1,5 +1,6 @@
 #include "mxconform/backend_params.h"
 
+#include <cstddef>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -9,7 +10,7 @@
 namespace mxconform {
 
 QuantizeConfig config_from_params(const mxc_quantize_params& params) {
-  if (params.struct_size < sizeof(mxc_quantize_params)) throw Error("mxc_quantize_params: struct_size too small");
+  if (params.struct_size < MXC_QUANTIZE_PARAMS_V1_SIZE) throw Error("mxc_quantize_params: struct_size too small");
   QuantizeConfig config;
   switch (params.input_dtype) {
     case MXC_INPUT_BFLOAT16: config.input = InputDtype::kBfloat16; break;
@@ -34,6 +35,14 @@ QuantizeConfig config_from_params(const mxc_quantize_params& params) {
   config.fp4_high_parity = static_cast<int>(params.fp4_high_parity);
   config.partitions = static_cast<std::size_t>(params.partitions);
   config.free = static_cast<std::size_t>(params.free);
+  if (params.struct_size >= offsetof(mxc_quantize_params, block_shape) + sizeof params.block_shape) {
+    if (params.profile >= kProfileCount) throw Error("profile " + std::to_string(params.profile) + ": not an mxc_profile");
+    if (params.block_shape >= kBlockShapeCount) {
+      throw Error("block_shape " + std::to_string(params.block_shape) + ": not an mxc_block_shape");
+    }
+    config.profile = static_cast<ProfileId>(params.profile);
+    config.block_shape = static_cast<BlockShape>(params.block_shape);
+  }
   validate(config);
   return config;
 }
@@ -50,6 +59,8 @@ mxc_quantize_params params_from_config(const QuantizeConfig& config) {
   params.scale_layout = config.scale_layout == ScaleLayout::kPhysical ? MXC_SCALE_PHYSICAL : MXC_SCALE_LOGICAL;
   params.partitions = config.partitions;
   params.free = config.free;
+  params.profile = static_cast<std::uint32_t>(config.profile);
+  params.block_shape = static_cast<std::uint32_t>(config.block_shape);
   return params;
 }
 

@@ -1,6 +1,7 @@
 #include "mxconform/capabilities.h"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace mxconform {
 namespace {
@@ -26,6 +27,13 @@ Capabilities Capabilities::everything() {
   return all;
 }
 
+Capabilities Capabilities::every_profile() {
+  Capabilities all = everything();
+  all.profiles = (1u << kProfileCount) - 1;
+  all.block_shapes = (1u << kBlockShapeCount) - 1;
+  return all;
+}
+
 Capabilities Capabilities::of(const mxc_backend_info& info) {
   Capabilities c;
   c.input_dtypes = info.input_dtypes;
@@ -35,6 +43,10 @@ Capabilities Capabilities::of(const mxc_backend_info& info) {
   c.scale_layouts = info.scale_layouts;
   c.fp4_high_parities = info.fp4_high_parities;
   c.fp4_lane_strides = info.fp4_lane_strides;
+  const bool knows_profiles = info.struct_size >= offsetof(mxc_backend_info, block_shapes) + sizeof info.block_shapes;
+  // A zero mask keeps the default: a backend built against the new header that never set them.
+  if (knows_profiles && info.profiles != 0) c.profiles = info.profiles;
+  if (knows_profiles && info.block_shapes != 0) c.block_shapes = info.block_shapes;
   return c;
 }
 
@@ -46,9 +58,17 @@ void Capabilities::fill(mxc_backend_info& info) const {
   info.scale_layouts = scale_layouts;
   info.fp4_high_parities = fp4_high_parities;
   info.fp4_lane_strides = fp4_lane_strides;
+  if (info.struct_size >= offsetof(mxc_backend_info, block_shapes) + sizeof info.block_shapes) {
+    info.profiles = profiles;
+    info.block_shapes = block_shapes;
+  }
 }
 
 std::string Capabilities::undeclared(const QuantizeConfig& config) const {
+  if (!has(profiles, static_cast<std::uint32_t>(config.profile))) return "profile " + std::string(name(config.profile));
+  if (!has(block_shapes, static_cast<std::uint32_t>(config.block_shape))) {
+    return "block shape " + std::string(name(config.block_shape));
+  }
   if (!has(input_dtypes, static_cast<std::uint32_t>(config.input))) return "input dtype " + std::string(name(config.input));
   if (!has(output_dtypes, static_cast<std::uint32_t>(config.output))) return "output dtype " + std::string(name(config.output));
   if (!has(emax_modes, static_cast<std::uint32_t>(config.emax_mode))) return "EMAX mode " + std::string(name(config.emax_mode));
@@ -79,7 +99,9 @@ std::string Capabilities::undefined_bits() const {
                {"emax_modes", emax_modes, kTwoValues},
                {"fp8_nan_policies", fp8_nan_policies, kTwoValues},
                {"scale_layouts", scale_layouts, kTwoValues},
-               {"fp4_high_parities", fp4_high_parities, kTwoValues}};
+               {"fp4_high_parities", fp4_high_parities, kTwoValues},
+               {"profiles", profiles, (1u << kProfileCount) - 1},
+               {"block_shapes", block_shapes, (1u << kBlockShapeCount) - 1}};
   for (const auto& m : masks) {
     const std::uint32_t extra = m.mask & ~m.allowed;
     if (extra == 0) continue;
@@ -100,9 +122,9 @@ std::string declaration_problem(std::uint32_t table_struct_size, std::uint32_t i
     return "ABI version " + std::to_string(abi_version) + ", this mxconform speaks " +
            std::to_string(MXCONFORM_BACKEND_ABI_VERSION);
   }
-  if (info_struct_size < sizeof(mxc_backend_info)) {
+  if (info_struct_size < MXC_BACKEND_INFO_V1_SIZE) {
     return "mxc_backend_info.struct_size is " + std::to_string(info_struct_size) + ", less than the " +
-           std::to_string(sizeof(mxc_backend_info)) + " bytes of ABI version 1";
+           std::to_string(MXC_BACKEND_INFO_V1_SIZE) + " bytes of ABI version 1";
   }
   const std::string bits = capabilities.undefined_bits();
   return bits.empty() ? std::string() : "mxc_backend_info." + bits;

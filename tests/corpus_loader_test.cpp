@@ -94,7 +94,7 @@ TEST(CorpusLoaderErrors, UnknownKey) {
             "bad.yaml:14:7: cases[0].expect: unknown key 'dat'; expected one of scale, data");
   EXPECT_EQ(error_of(with("      out-dtype: float8_e4m3fn\n", "      out-dtype: float8_e4m3fn\n      emax_mode: emax-1\n")),
             "bad.yaml:12:7: cases[0].config: unknown key 'emax_mode'; expected one of out-dtype, emax-mode, fp8-nan, "
-            "lane-stride, high-parity, scale-layout");
+            "lane-stride, high-parity, scale-layout, profile, block-shape");
   EXPECT_EQ(error_of(with("schema: 1\n", "schema: 1\nversion: 2\n")),
             "bad.yaml:2:1: unknown key 'version'; expected one of schema, cases");
 }

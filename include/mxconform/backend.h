@@ -50,6 +50,26 @@ enum mxc_emax_mode { MXC_EMAX = 0, MXC_EMAX_MINUS_1 = 1 };           /* emaxBias
 enum mxc_fp8_nan { MXC_FP8_NAN_CANONICAL = 0, MXC_FP8_NAN_ZERO = 1 }; /* NaN -> s|0x7F or s|0 */
 enum mxc_scale_layout { MXC_SCALE_PHYSICAL = 0, MXC_SCALE_LOGICAL = 1 };
 
+/* Appended to ABI version 1: the contract of a call (mxconform's profiles, docs/contract.md
+ * "Profiles") and its block geometry. A backend whose structs end before these fields is
+ * neuron-only with 8 x 4 blocks, and mxconform never asks it for anything else. */
+enum mxc_profile {
+  MXC_PROFILE_NEURON = 0,                   /* the default: Neuron QuantizeMx */
+  MXC_PROFILE_NKI_GOLDEN = 1,               /* aws nki-library golden of nisa.quantize_mx */
+  MXC_PROFILE_NKI_GOLDEN_KERNEL = 2,        /* its alternative-EMAX kernel reference */
+  MXC_PROFILE_OCP_FLOOR = 3,                /* OCP floor rule (torchao FLOOR) */
+  MXC_PROFILE_TORCHAO_RCEIL = 4,            /* torchao RCEIL */
+  MXC_PROFILE_TRANSFORMER_ENGINE_MXFP8 = 5, /* NVIDIA TransformerEngine MXFP8 */
+  MXC_PROFILE_MICROXCALING = 6,             /* microsoft/microxcaling, ties away */
+  MXC_PROFILE_TORCHAO_CEIL = 7,             /* torchao CEIL */
+  MXC_PROFILE_TORCHAO_EVEN = 8              /* torchao EVEN */
+};
+enum mxc_block_shape {
+  MXC_BLOCK_8X4 = 0,  /* 8 partitions x 4 columns; scale [P/8][F/4] (physical or logical) */
+  MXC_BLOCK_1X32 = 1, /* 32 consecutive elements of a row; scale [P][F/32], logical */
+  MXC_BLOCK_32X1 = 2  /* 32 partitions of a column; scale [P/32][F], logical */
+};
+
 enum mxc_status {
   MXC_STATUS_OK = 0,          /* every data byte and every named scale row written */
   MXC_STATUS_UNSUPPORTED = 1, /* this configuration is not implemented; nothing written */
@@ -74,7 +94,13 @@ struct mxc_backend_info {
   uint32_t scale_layouts;
   uint32_t fp4_high_parities;
   uint64_t fp4_lane_strides;
+  /* Appended; read only when struct_size covers them. Absent or 0: MXC_PROFILE_NEURON only and
+   * MXC_BLOCK_8X4 only. */
+  uint32_t profiles;      /* bit i: enum mxc_profile i */
+  uint32_t block_shapes;  /* bit i: enum mxc_block_shape i */
 };
+/* The size of mxc_backend_info before the appended fields: the smallest a backend may report. */
+#define MXC_BACKEND_INFO_V1_SIZE offsetof(struct mxc_backend_info, profiles)
 
 /* One quantize call. P % 8 == 0, F % 4 == 0, and for FP4 with a stride s > 0,
  * (P * F) % (2 * s) == 0; mxconform never passes anything else. */
@@ -89,7 +115,13 @@ struct mxc_quantize_params {
   uint32_t scale_layout;    /* enum mxc_scale_layout */
   uint64_t partitions;      /* P */
   uint64_t free;            /* F, in elements */
+  /* Appended; present when struct_size covers them. A backend that declares only the neuron
+   * profile may ignore them: mxconform passes MXC_PROFILE_NEURON and MXC_BLOCK_8X4 then. */
+  uint32_t profile;         /* enum mxc_profile */
+  uint32_t block_shape;     /* enum mxc_block_shape: P and F are multiples of its extents */
 };
+/* The size of mxc_quantize_params before the appended fields. */
+#define MXC_QUANTIZE_PARAMS_V1_SIZE offsetof(struct mxc_quantize_params, profile)
 
 /* The table a backend exports.
  *

@@ -20,10 +20,16 @@ struct Capabilities {
   std::uint32_t scale_layouts = 0;
   std::uint32_t fp4_high_parities = 0;
   std::uint64_t fp4_lane_strides = 0;
+  // Bit i: ProfileId i and BlockShape i (enum mxc_profile, mxc_block_shape). A backend whose
+  // mxc_backend_info ends before these fields supports the neuron profile and 8 x 4 blocks.
+  std::uint32_t profiles = 1u << static_cast<std::uint32_t>(ProfileId::kNeuron);
+  std::uint32_t block_shapes = 1u << static_cast<std::uint32_t>(BlockShape::k8x4);
 
-  // Every dtype and knob value of ABI version 1.
+  // Every dtype and knob value of ABI version 1, in the neuron profile only (the built-ins).
   static Capabilities everything();
-  // The masks of a backend's declaration.
+  // everything(), and every profile and block shape (the oracle).
+  static Capabilities every_profile();
+  // The masks of a backend's declaration; the appended masks only when info.struct_size covers them.
   static Capabilities of(const mxc_backend_info& info);
   // Writes the masks into a declaration.
   void fill(mxc_backend_info& info) const;

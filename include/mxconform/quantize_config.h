@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mxconform/dtype.h"
+#include "mxconform/profile.h"
 
 namespace mxconform {
 
@@ -30,16 +31,27 @@ struct QuantizeConfig {
   std::uint32_t fp4_lane_stride = 0;  // 0: no lane remap
   int fp4_high_parity = 1;            // nibble position r goes HIGH when (r & 1) == parity
   ScaleLayout scale_layout = ScaleLayout::kPhysical;
+  // The contract (include/mxconform/profile.h): neuron unless the user says --profile.
+  ProfileId profile = ProfileId::kNeuron;
+  BlockShape block_shape = BlockShape::k8x4;  // which elements share a scale byte
 };
 
-// Throws Error naming the broken rule: P % 8, F % 4, P or F zero, the FP4 lane-stride rule
+// Sets `config`'s profile and the knobs that profile fixes or defaults: its block shape, the
+// logical scale layout outside Neuron's geometry, EMAX-1 for nki-golden-kernel, no lane remap and
+// parity 1 where the profile packs c0 | c1 << 4. Leaves dtypes and shape alone.
+void apply_profile(QuantizeConfig& config, ProfileId id);
+
+// Throws Error naming the broken rule: P and F multiples of the block shape (8 x 4 by default), P or F zero, the FP4 lane-stride rule
 // (P*F) % (2*stride) == 0, parity not 0/1, a size that overflows.
+// a knob value or dtype the profile does not admit,
 void validate(const QuantizeConfig& config);
 
 // Sizes derived from a validated configuration.
 struct Geometry {
-  std::size_t block_rows;       // P / 8: partition groups, logical scale rows
-  std::size_t block_cols;       // F / 4: scale bytes per row
+  std::size_t block_rows;       // P / block height (8 for Neuron): partition groups, logical scale rows
+  std::size_t block_cols;       // F / block width (4 for Neuron): scale bytes per row
+  std::size_t block_height;     // partitions per block
+  std::size_t block_width;      // columns per block
   std::size_t data_bytes;       // P*F for FP8, P*F/2 for FP4
   std::size_t data_row_bytes;   // F or F/2
   std::size_t containers_per_row;  // F / elements_per_container: the data tensor's free extent
@@ -59,7 +71,8 @@ std::vector<bool> named_scale_rows(const QuantizeConfig& config);
 // emaxBias of docs/contract.md step 3 for the configured output dtype and EMAX mode.
 int emax_bias(const QuantizeConfig& config);
 
-// "key=value ..." listing of every field, printed in every report.
+// "key=value ..." listing of every field, printed in every report; the profile and block shape
+// are listed when the profile is not neuron.
 std::string describe(const QuantizeConfig& config);
 
 std::string_view name(EmaxMode mode);

@@ -1,0 +1,215 @@
+/* A profile implemented from its definition (docs/contract.md, "Profiles"), in plain C with float
+ * and double arithmetic, independently of mxconform's oracle: the test plug-ins profile_*.c each
+ * fill a `struct profile_rules` and export it through PROFILE_BACKEND(). They declare exactly one
+ * profile, its block shapes, FP8 (and FP4 when the profile has it), both input dtypes, the logical
+ * scale layout (and physical for 8 x 4). */
+#ifndef MXCONFORM_TEST_PROFILE_BACKEND_H_
+#define MXCONFORM_TEST_PROFILE_BACKEND_H_
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mxconform/backend.h"
+
+enum scale_rule { RULE_FLOOR, RULE_RCEIL, RULE_RCEIL_SATFINITE, RULE_LOG2_FLOOR, RULE_GOLDEN };
+enum tie_rule { TIES_EVEN, TIES_AWAY };
+
+struct profile_rules {
+  const char* name;
+  uint32_t profile;      /* enum mxc_profile */
+  uint32_t block_shapes; /* mask of enum mxc_block_shape */
+  int fp4;               /* FP4 is part of the profile */
+  enum scale_rule rule;
+  enum tie_rule ties;
+  int block_nan;         /* NaN or Inf in a block: scale 0xFF, every element NaN */
+  int drop_nan;          /* amax ignores NaN; Inf amax gives 0xFE (TransformerEngine) */
+  int one_at_byte_0;     /* E8M0 byte 0 scales the data by 1 */
+};
+
+struct element_format { int ebits, mbits, bias; double max; int has_nan; uint32_t max_code; };
+
+static struct element_format format_of(uint32_t output) {
+  struct element_format f;
+  if (output == MXC_OUTPUT_FLOAT4_E2M1FN_X4) { f.ebits = 2; f.mbits = 1; f.bias = 1; f.max = 6.0; f.has_nan = 0; f.max_code = 0x7; }
+  else if (output == MXC_OUTPUT_FLOAT8_E5M2 || output == MXC_OUTPUT_FLOAT8_E5M2_X4) {
+    f.ebits = 5; f.mbits = 2; f.bias = 15; f.max = 57344.0; f.has_nan = 1; f.max_code = 0x7B;
+  } else { f.ebits = 4; f.mbits = 3; f.bias = 7; f.max = 448.0; f.has_nan = 1; f.max_code = 0x7E; }
+  return f;
+}
+
+static int emax_of(const struct element_format* f) { return ilogb(f->max); /* 6 -> 2, 448 -> 8, 57344 -> 15 */ }
+
+static double widen(uint16_t bits, uint32_t input_dtype) {
+  if (input_dtype == MXC_INPUT_BFLOAT16) {
+    uint32_t wide = (uint32_t)bits << 16;
+    float f;
+    memcpy(&f, &wide, sizeof f);
+    return f;
+  }
+  { /* float16 */
+    const int sign = bits >> 15, exponent = (bits >> 10) & 0x1F, mantissa = bits & 0x3FF;
+    double v;
+    if (exponent == 0x1F) v = mantissa ? NAN : INFINITY;
+    else if (exponent == 0) v = ldexp(mantissa, -24);
+    else v = ldexp(1024 + mantissa, exponent - 25);
+    return sign ? -v : v;
+  }
+}
+
+static uint32_t float_bits(float f) { uint32_t b; memcpy(&b, &f, sizeof b); return b; }
+
+/* The nearest code to |y| (y finite, not NaN) with the tie rule, saturating; sign from y. */
+static uint32_t encode(double y, const struct element_format* f, enum tie_rule ties) {
+  const uint32_t sign = signbit(y) ? 1u << (f->ebits + f->mbits) : 0u;
+  double a = fabs(y);
+  int e, n_top = 1 << (f->mbits + 1);
+  double quantum, q, n, r;
+  uint32_t code;
+  if (a >= f->max) return sign | f->max_code;
+  if (a == 0) return sign;
+  e = ilogb(a);
+  if (e < 1 - f->bias) e = 1 - f->bias;
+  quantum = ldexp(1.0, e - f->mbits);
+  q = a / quantum;
+  n = floor(q);
+  r = q - n;
+  if (r > 0.5 || (r == 0.5 && (ties == TIES_AWAY || fmod(n, 2.0) == 1.0))) n += 1;
+  if (n * quantum > f->max) return sign | f->max_code;
+  if ((int)n == n_top) { e += 1; n = n_top / 2; }
+  if ((int)n < (1 << f->mbits)) code = (uint32_t)n; /* subnormal (or zero) */
+  else code = ((uint32_t)(e + f->bias) << f->mbits) | ((uint32_t)n - (1u << f->mbits));
+  return sign | code;
+}
+
+static uint32_t nan_code(const struct element_format* f) {
+  return f->has_nan ? (1u << (f->ebits + f->mbits)) - 1u : 0u;
+}
+
+static int rceil(float d, int satfinite) {
+  const uint32_t b = float_bits(d);
+  const int field = (int)((b >> 23) & 0xFF);
+  const uint32_t mantissa = b & 0x7FFFFF;
+  if (field == 255) return satfinite && mantissa == 0 ? 254 : 255;
+  if (satfinite && field == 254) return 254;
+  return field + ((field == 0 ? mantissa > 0x400000 : mantissa != 0) ? 1 : 0);
+}
+
+static int quantize_profile(const struct profile_rules* rules, const struct mxc_quantize_params* p,
+                            const uint16_t* input, uint8_t* data, size_t data_size, uint8_t* scale) {
+  const struct element_format f = format_of(p->output_dtype);
+  const int emax = emax_of(&f) - (p->emax_mode == MXC_EMAX_MINUS_1 ? 1 : 0);
+  const size_t P = (size_t)p->partitions, F = (size_t)p->free;
+  const size_t bh = p->block_shape == MXC_BLOCK_8X4 ? 8 : p->block_shape == MXC_BLOCK_32X1 ? 32 : 1;
+  const size_t bw = p->block_shape == MXC_BLOCK_8X4 ? 4 : p->block_shape == MXC_BLOCK_32X1 ? 1 : 32;
+  const int fp4 = p->output_dtype == MXC_OUTPUT_FLOAT4_E2M1FN_X4;
+  size_t br, bc, r, c;
+  memset(data, 0, data_size);
+  for (br = 0; br < P / bh; ++br) {
+    for (bc = 0; bc < F / bw; ++bc) {
+      double amax = 0;
+      int any_nan = 0, any_inf = 0, max_field = 0, byte;
+      double multiplier = 1;
+      for (r = br * bh; r < (br + 1) * bh; ++r) {
+        for (c = bc * bw; c < (bc + 1) * bw; ++c) {
+          const double x = widen(input[r * F + c], p->input_dtype);
+          const int field = (int)((float_bits((float)x) >> 23) & 0xFF);
+          if (field > max_field) max_field = field;
+          if (isnan(x)) any_nan = 1;
+          else if (isinf(x)) any_inf = 1;
+          else if (fabs(x) > amax) amax = fabs(x);
+        }
+      }
+      if (rules->rule == RULE_GOLDEN) {
+        byte = max_field - emax < 0 ? 0 : max_field - emax;
+        multiplier = ldexp(1.0, 127 + emax - max_field);
+      } else if (rules->block_nan && (any_nan || any_inf)) {
+        byte = 255;
+      } else if (rules->drop_nan && any_inf) {
+        byte = 254;
+      } else if (rules->rule == RULE_FLOOR) {
+        int unbiased = (int)((float_bits((float)amax) >> 23) & 0xFF) - 127 - emax;
+        byte = (unbiased < -127 ? -127 : unbiased > 128 ? 128 : unbiased) + 127;
+      } else if (rules->rule == RULE_LOG2_FLOOR) {
+        int shared = ilogb(amax == 0 ? ldexp(1.0, -126) : amax) - emax;
+        byte = (shared < -127 ? -127 : shared) + 127;
+      } else {
+        const float reciprocal = (float)(1.0 / f.max);
+        byte = rceil((float)amax * reciprocal, rules->rule == RULE_RCEIL_SATFINITE);
+      }
+      if (rules->rule != RULE_GOLDEN) multiplier = byte == 0 && rules->one_at_byte_0 ? 1.0 : ldexp(1.0, 127 - byte);
+      scale[(p->scale_layout == MXC_SCALE_PHYSICAL ? (br & 3) + 32 * (br >> 2) : br) * (F / bw) + bc] = (uint8_t)byte;
+      for (r = br * bh; r < (br + 1) * bh; ++r) {
+        for (c = bc * bw; c < (bc + 1) * bw; ++c) {
+          const size_t k = r * F + c;
+          const double x = widen(input[k], p->input_dtype);
+          uint32_t code;
+          if (isnan(x) || byte == 255) {
+            code = nan_code(&f) | (isnan(x) && signbit(x) && !rules->drop_nan && f.has_nan ? 1u << (f.ebits + f.mbits) : 0u);
+          } else if (isinf(x)) {
+            code = encode(x > 0 ? f.max : -f.max, &f, rules->ties);
+          } else if (rules->rule == RULE_GOLDEN) {
+            double y = x * multiplier;
+            if (y > f.max) y = f.max;
+            if (y < -f.max) y = -f.max;
+            code = encode((float)y, &f, rules->ties);
+          } else if (rules->rule == RULE_LOG2_FLOOR) {
+            code = encode(x * multiplier, &f, rules->ties);
+          } else {
+            code = encode((float)x * (float)multiplier, &f, rules->ties);
+          }
+          if (fp4) data[k / 2] |= (uint8_t)(k % 2 ? code << 4 : code);
+          else data[k] = (uint8_t)code;
+        }
+      }
+    }
+  }
+  return MXC_STATUS_OK;
+}
+
+/* The profile a plug-in declares: its own, or PROFILE_DECLARED when built as an impostor (a
+ * profile's rules declared as another profile's, for certify's NOT CERTIFIED cases). */
+#ifdef PROFILE_DECLARED
+#define PROFILE_CLAIMED(rules) ((uint32_t)PROFILE_DECLARED)
+#else
+#define PROFILE_CLAIMED(rules) ((rules).profile)
+#endif
+
+/* Exports mxconform_backend_v1 for `rules`. */
+#define PROFILE_BACKEND(rules)                                                                         \
+  static struct mxc_backend_info profile_info;                                                         \
+  static const struct mxc_backend_info* profile_describe(void) {                                       \
+    memset(&profile_info, 0, sizeof profile_info);                                                     \
+    profile_info.struct_size = sizeof profile_info;                                                    \
+    profile_info.abi_version = MXCONFORM_BACKEND_ABI_VERSION;                                          \
+    profile_info.name = (rules).name;                                                                  \
+    profile_info.version = "test";                                                                     \
+    profile_info.description = "a profile written from its definition (tests/backends/profile_*.c)";  \
+    profile_info.input_dtypes = 1u << MXC_INPUT_BFLOAT16 | 1u << MXC_INPUT_FLOAT16;                    \
+    profile_info.output_dtypes = 1u << MXC_OUTPUT_FLOAT8_E4M3FN | 1u << MXC_OUTPUT_FLOAT8_E5M2 |       \
+                                 1u << MXC_OUTPUT_FLOAT8_E4M3FN_X4 | 1u << MXC_OUTPUT_FLOAT8_E5M2_X4 | \
+                                 ((rules).fp4 ? 1u << MXC_OUTPUT_FLOAT4_E2M1FN_X4 : 0u);               \
+    profile_info.emax_modes = 1u << MXC_EMAX | 1u << MXC_EMAX_MINUS_1;                                 \
+    profile_info.fp8_nan_policies = 1u << MXC_FP8_NAN_CANONICAL;                                       \
+    profile_info.scale_layouts = 1u << MXC_SCALE_LOGICAL | 1u << MXC_SCALE_PHYSICAL;                   \
+    profile_info.fp4_high_parities = 1u << 1;                                                          \
+    profile_info.fp4_lane_strides = 1u;                                                                \
+    profile_info.profiles = 1u << PROFILE_CLAIMED(rules);                                              \
+    profile_info.block_shapes = (rules).block_shapes;                                                  \
+    return &profile_info;                                                                              \
+  }                                                                                                    \
+  static int profile_quantize(const struct mxc_quantize_params* params, const uint16_t* input,         \
+                              uint8_t* data, size_t data_size, uint8_t* scale, size_t scale_size,      \
+                              char* message, size_t message_size) {                                    \
+    (void)scale_size;                                                                                  \
+    if (params->struct_size < sizeof *params || params->profile != PROFILE_CLAIMED(rules)) {           \
+      if (message_size > 0) message[0] = '\0';                                                         \
+      return MXC_STATUS_UNSUPPORTED;                                                                   \
+    }                                                                                                  \
+    return quantize_profile(&(rules), params, input, data, data_size, scale);                          \
+  }                                                                                                    \
+  static const struct mxc_backend profile_table = {sizeof(struct mxc_backend), profile_describe,       \
+                                                   profile_quantize};                                  \
+  MXCONFORM_BACKEND_EXPORT const struct mxc_backend* mxconform_backend_v1(void) { return &profile_table; }
+
+#endif /* MXCONFORM_TEST_PROFILE_BACKEND_H_ */
