@@ -98,7 +98,13 @@ CaseSet load_case_set(const std::vector<std::string>& campaigns, const std::vect
 // (the generating configuration's knobs_text; the corpus case's own for the corpus).
 void for_each_bundle_case(const CaseSet& set, Level level, std::uint64_t seed,
                           const std::function<void(const std::string& tally_key, const CampaignCase&)>& visit) {
-  if (set.wants("corpus")) for_each_corpus_case(set.corpus, [&](const CampaignCase& c) { visit(knobs_text(c.config), c); });
+  // Bundles carry the neuron contract only (the manifest has no profile field yet): the corpus
+  // cases of other profiles stay out, as certify reports them not supported for a neuron backend.
+  if (set.wants("corpus")) {
+    for_each_corpus_case(set.corpus, [&](const CampaignCase& c) {
+      if (c.config.profile == ProfileId::kNeuron) visit(knobs_text(c.config), c);
+    });
+  }
   for (const QuantizeConfig& config : set.configurations) {
     if (!set.wants("exhaustive")) break;
     const std::string key = knobs_text(config);

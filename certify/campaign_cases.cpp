@@ -121,12 +121,6 @@ void oracle_bytes(const QuantizeConfig& config, const std::vector<std::uint16_t>
   oracle::quantize(config, input.data(), data.data(), scale.data());
 }
 
-namespace {
-
-std::size_t exhaustive_tensors_per_config(Level level) {
-  return level == Level::kGate ? 10 : std::numeric_limits<std::size_t>::max();
-}
-
 std::size_t property_cases_per_config(Level level) {
   switch (level) {
     case Level::kGate: return 24;
@@ -134,6 +128,12 @@ std::size_t property_cases_per_config(Level level) {
     case Level::kSoak: return 4000;
   }
   return 0;
+}
+
+namespace {
+
+std::size_t exhaustive_tensors_per_config(Level level) {
+  return level == Level::kGate ? 10 : std::numeric_limits<std::size_t>::max();
 }
 
 // The E8M0 values the gate samples: the clamps, the unscaled region, and the largest.

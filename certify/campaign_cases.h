@@ -44,6 +44,10 @@ std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs,
 // "input=bfloat16 output=float8_e4m3fn emax_mode=emax fp8_nan=canonical scale_layout=physical".
 std::string knobs_text(const QuantizeConfig& config);
 
+// Generated cases per configuration of the property campaign (and of a profile's campaign)
+// at `level`: 24 (gate), 400 (nightly), 4000 (soak).
+std::size_t property_cases_per_config(Level level);
+
 // The oracle's bytes for a validated configuration; the scale rows no slot names are 0.
 void oracle_bytes(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                   std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale);

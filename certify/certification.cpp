@@ -337,7 +337,7 @@ std::string default_corpus_directory() {
 // The profile campaign of every configuration: boundary blocks, then seeded blocks up to the level.
 template <typename Progress>
 void run_profile_campaign(const CertifyOptions& options, const std::vector<QuantizeConfig>& configs,
-                          IsolatedBackend& backend, Runner& runner, Certificate& certificate, Progress& progress) {
+                          WorkerBackend& backend, Runner& runner, Certificate& certificate, Progress& progress) {
   std::size_t done = 0;
   const std::size_t random_blocks = property_cases_per_config(options.level);
   for (const QuantizeConfig& config : configs) {
