@@ -47,6 +47,8 @@ expect_status 2 "grade with no outputs" "$mx" grade "$work/b"
 expect_output "missing outputs counted" "NOT CERTIFIED.* $cases cases run, $cases failed"
 expect_output "missing output named" "missing-output in corpus case c000000"
 
+cp -a "$work/b" "$work/numpy"  # still without outputs, for the NumPy runner below
+
 # 3. The runner with the oracle subject, then grade: certified, with report and JUnit.
 expect_status 0 "run_bundle.py" "$python" "$runner" "$work/b" "$subject"
 expect_status 1 "run_bundle.py refuses to replace outputs" "$python" "$runner" "$work/b" "$subject" --only c000000
@@ -59,6 +61,12 @@ check "JUnit written" grep -q "<testsuites" "$work/grade.xml"
 # outputs_sha256 is the digest of sha256sum's lines for every output, in manifest order.
 listed=$(cd "$work/b" && grep -Eo 'outputs/c[0-9]+\.(data|scale)\.npy' manifest.yaml | xargs sha256sum | sha256sum | cut -d' ' -f1)
 check "outputs_sha256 reproducible with sha256sum" grep -q "^outputs_sha256: $listed$" "$work/grade.yaml"
+
+# 3b. The runner with the NumPy implementation of the contract (examples/python/mx_numpy.py),
+# another language end to end: export, run in Python, grade.
+expect_status 0 "run_bundle.py with mx_numpy" "$python" "$runner" "$work/numpy" "$source_dir/examples/python/mx_numpy.py"
+expect_status 0 "grade the NumPy outputs" "$mx" grade "$work/numpy"
+expect_output "NumPy outputs certified" "^CERTIFIED .* $cases cases run, 0 failed"
 
 # 4. One byte of one output flipped: that case fails, named, with a repro that replays.
 cp -a "$work/b" "$work/flip"
