@@ -1,5 +1,7 @@
 #include "fingerprint.h"
 
+#include "command_backend.h"
+
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -159,7 +161,8 @@ bool Fingerprint::decided() const {
 }
 
 Fingerprint take_fingerprint(const std::string& backend_spec, const WorkerLimits& limits) {
-  IsolatedBackend backend(backend_spec, limits);
+  const std::unique_ptr<WorkerBackend> worker = make_worker_backend(backend_spec, limits);  // a plug-in, a built-in or a command
+  WorkerBackend& backend = *worker;
   const Capabilities& declared = backend.info().capabilities;
   Fingerprint fingerprint;
   fingerprint.backend = backend_spec;

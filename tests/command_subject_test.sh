@@ -40,6 +40,15 @@ MXC_PLANTED_FAULT=ties-away "$mx" explain --corpus "$src/corpus" --id e4m3.tie.n
 check "explain --backend CMD exits 0" test $? -eq 0
 check "explain shows the subject's wrong code 0x39 beside the expected 0x38" grep -Eq "0x38.*0x39|38 .*39" "$work/explain.txt"
 
+# fingerprint: the command's contract named from its own answers; the planted fault matches none.
+"$mx" fingerprint --backend "$subject" > "$work/fingerprint.txt" 2>&1
+check "fingerprint --backend CMD exits 0 (exactly one configuration)" test $? -eq 0
+check "fingerprint names neuron with the default knobs" grep -q "^matches every case: neuron emax_mode=emax fp8_nan=canonical lane_stride=0 high_parity=1" "$work/fingerprint.txt"
+MXC_PLANTED_FAULT=ties-away "$mx" fingerprint --backend "$subject" > "$work/fingerprint_wrong.txt" 2>&1
+check "fingerprint of the planted fault exits 2" test $? -eq 2
+check "... names the tie it rounds away" grep -q "element ties: nearest, ties away from zero — case fp8.tie.1.0625" "$work/fingerprint_wrong.txt"
+check "... and says no known profile" grep -q "^no known profile matches every case" "$work/fingerprint_wrong.txt"
+
 # bench: the command's rows.
 "$mx" bench --backend "$subject" --benchmark_filter='256KiB' --benchmark_min_time=0.01 --benchmark_format=json \
   > "$work/bench.json" 2> "$work/bench.err"
