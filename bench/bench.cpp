@@ -17,7 +17,7 @@
 #include "bench_options.h"
 #include "copy_baseline.h"
 #include "mxconform/error.h"
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 #include "mxconform/parallel_quantize.h"
 #include "mxconform/registry.h"
 #include "speed_of_light.h"
@@ -111,7 +111,7 @@ void time_paired(benchmark::State& state, const BenchSize& size, const Traffic& 
   state.SetLabel("sol: " + std::string(reference.stores));
 }
 
-void time_quantize(benchmark::State& state, Workspace& workspace, const Implementation& impl,
+void time_quantize(benchmark::State& state, Workspace& workspace, const Subject& impl,
                    const BenchSize& size, const QuantizeConfig& config, OutputFamily family) {
   const std::uint16_t* input = workspace.input(size, config.input);
   std::uint8_t* data = workspace.data(size);
@@ -129,7 +129,7 @@ void time_quantize(benchmark::State& state, Workspace& workspace, const Implemen
 
 // quantize_parallel on `threads` threads against the speed-of-light kernel on the same pieces,
 // with the backend on one thread as the companion: scaling is the N-thread rate over the 1-thread one.
-void time_quantize_threads(benchmark::State& state, Workspace& workspace, const Implementation& impl,
+void time_quantize_threads(benchmark::State& state, Workspace& workspace, const Subject& impl,
                            const BenchSize& size, const QuantizeConfig& config, OutputFamily family,
                            std::size_t threads) {
   const std::uint16_t* input = workspace.input(size, config.input);
@@ -183,7 +183,7 @@ std::string cpu_model() {
 
 void print_banner(const BenchOptions& options) {
   std::string backends;
-  for (const Implementation* impl : options.backends) {
+  for (const Subject* impl : options.backends) {
     backends += (backends.empty() ? "" : ", ") + std::string(impl->name());
     if (impl->is_reference()) backends += " (" + std::string(kOracleSize.name) + " only)";
   }
@@ -210,7 +210,7 @@ void print_usage() {
 // Calls `add(case_name, config, family)` for every quantize case of `impl` at `size` (names end
 // with `suffix`) that `impl` supports; prints why it skips the others.
 template <typename Add>
-void for_each_supported_case(const Implementation& impl, const BenchSize& size, const std::string& suffix, Add add) {
+void for_each_supported_case(const Subject& impl, const BenchSize& size, const std::string& suffix, Add add) {
   for (InputDtype input : kInputDtypes) {
     for (const OutputCase& output : kOutputCases) {
       const std::string case_name = "quantize/" + std::string(impl.name()) + "/" + std::string(name(input)) + "/" +
@@ -226,7 +226,7 @@ void for_each_supported_case(const Implementation& impl, const BenchSize& size, 
   }
 }
 
-void register_size(Workspace& workspace, const BenchSize& size, const std::vector<const Implementation*>& backends,
+void register_size(Workspace& workspace, const BenchSize& size, const std::vector<const Subject*>& backends,
                    bool with_copies) {
   const std::string suffix = "/" + std::string(size.name);
   if (with_copies) {
@@ -240,7 +240,7 @@ void register_size(Workspace& workspace, const BenchSize& size, const std::vecto
                                  size, family, std::size_t{1})
         ->UseManualTime();
   }
-  for (const Implementation* impl : backends) {
+  for (const Subject* impl : backends) {
     for_each_supported_case(*impl, size, "", [&](const std::string& case_name, const QuantizeConfig& config,
                                                  OutputFamily family) {
       benchmark::RegisterBenchmark(case_name.c_str(), time_quantize, std::ref(workspace), std::cref(*impl), size,
@@ -252,7 +252,7 @@ void register_size(Workspace& workspace, const BenchSize& size, const std::vecto
 
 // The multi-threaded rows at `size`, named .../threads:N: the speed-of-light kernels and each of
 // `backends` on `threads` threads through quantize_parallel.
-void register_threads(Workspace& workspace, const BenchSize& size, const std::vector<const Implementation*>& backends,
+void register_threads(Workspace& workspace, const BenchSize& size, const std::vector<const Subject*>& backends,
                       std::size_t threads) {
   const std::string suffix = "/threads:" + std::to_string(threads);
   for (OutputFamily family : {OutputFamily::kFp8, OutputFamily::kFp4}) {
@@ -260,7 +260,7 @@ void register_threads(Workspace& workspace, const BenchSize& size, const std::ve
                                  time_sol, std::ref(workspace), size, family, threads)
         ->UseManualTime();
   }
-  for (const Implementation* impl : backends) {
+  for (const Subject* impl : backends) {
     for_each_supported_case(*impl, size, suffix, [&](const std::string& case_name, const QuantizeConfig& config,
                                                      OutputFamily family) {
       benchmark::RegisterBenchmark(case_name.c_str(), time_quantize_threads, std::ref(workspace), std::cref(*impl),
@@ -272,10 +272,10 @@ void register_threads(Workspace& workspace, const BenchSize& size, const std::ve
 
 // The backends of the multi-threaded rows: the ones --backend named, or else the fastest built-in
 // this CPU runs; never the oracle, and a plug-in (which quantize_parallel runs on one thread) with a note.
-std::vector<const Implementation*> threaded_backends(const BenchOptions& options) {
-  if (!options.backends_named) return {&best_implementation()};
-  std::vector<const Implementation*> result;
-  for (const Implementation* impl : options.backends) {
+std::vector<const Subject*> threaded_backends(const BenchOptions& options) {
+  if (!options.backends_named) return {&best_built_in()};
+  std::vector<const Subject*> result;
+  for (const Subject* impl : options.backends) {
     if (impl->is_reference()) continue;
     if (quantizes_in_parallel(*impl)) {
       result.push_back(impl);
@@ -301,9 +301,9 @@ int run_benchmarks(int argc, char** argv) {
 
   // Sizes in increasing order; the oracle runs at the small size only, the others at the two
   // large ones.
-  std::vector<const Implementation*> oracle_only;
-  std::vector<const Implementation*> others;
-  for (const Implementation* impl : options.backends) (impl->is_reference() ? oracle_only : others).push_back(impl);
+  std::vector<const Subject*> oracle_only;
+  std::vector<const Subject*> others;
+  for (const Subject* impl : options.backends) (impl->is_reference() ? oracle_only : others).push_back(impl);
   Workspace workspace;
   if (!oracle_only.empty()) register_size(workspace, kOracleSize, oracle_only, /*with_copies=*/false);
   register_size(workspace, kL2Size, others, /*with_copies=*/true);

@@ -10,7 +10,7 @@
 
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
-#include "mxconform/subject.h"
+#include "mxconform/open_subject.h"
 
 namespace mxconform::bench {
 namespace {
@@ -50,7 +50,7 @@ int parse_cpu(const std::string& text) {
 BenchOptions parse_bench_options(int argc, char** argv) {
   BenchOptions options;
   options.benchmark_argv.push_back(kProgramName);
-  std::vector<std::shared_ptr<const Implementation>> wanted;
+  std::vector<std::shared_ptr<const Subject>> wanted;
   for (int i = 1; i < argc; ++i) {
     if (std::optional<std::string> cpu = take_value(kPinFlag, argc, argv, &i)) {
       options.pin_cpu = parse_cpu(*cpu);
@@ -71,15 +71,15 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   // Built-ins in registry order, then plug-ins in the order given; no repeats.
   options.backends_named = !wanted.empty();
   if (wanted.empty()) {
-    for (const Implementation* impl : implementations()) {
+    for (const Subject* impl : built_in_subjects()) {
       if (runnable_here(*impl)) wanted.push_back(open_subject(std::string(impl->name())));
     }
   }
-  const auto kept = [&](const Implementation& subject) {
+  const auto kept = [&](const Subject& subject) {
     return std::any_of(options.owned.begin(), options.owned.end(),
                        [&](const auto& each) { return each->name() == subject.name(); });
   };
-  for (const Implementation* impl : implementations()) {
+  for (const Subject* impl : built_in_subjects()) {
     for (const auto& each : wanted) {
       if (each.get() == impl && !kept(*impl)) options.owned.push_back(each);
     }

@@ -5,14 +5,14 @@
 #include <memory>
 #include <vector>
 
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 
 namespace mxconform::bench {
 
 struct BenchOptions {
-  std::vector<const Implementation*> backends;  // built-ins in registry order, then plug-ins; no repeats
+  std::vector<const Subject*> backends;  // built-ins in registry order, then plug-ins; no repeats
   bool backends_named = false;                  // --backend was given
-  std::vector<std::shared_ptr<const Implementation>> owned;  // keeps plug-ins loaded
+  std::vector<std::shared_ptr<const Subject>> owned;  // keeps plug-ins loaded
   std::optional<int> pin_cpu;                   // set only when --pin was given
   std::vector<char*> benchmark_argv;            // "mxconform bench", then every flag not ours
 };

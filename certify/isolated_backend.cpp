@@ -166,7 +166,7 @@ class Fill {
 
 // ---- Built-in implementations behind the C ABI. ----
 
-const Implementation* g_builtin = nullptr;  // the one this process serves through kBuiltinTable
+const Subject* g_builtin = nullptr;  // the one this process serves through kBuiltinTable
 
 const mxc_backend_info* builtin_describe() {
   static mxc_backend_info info;
@@ -378,7 +378,7 @@ constexpr double kGraceSeconds = 0.5;      // for a worker whose pipes closed to
 }  // namespace
 
 const mxc_backend* builtin_backend(const std::string& name) {
-  const Implementation* impl = find_implementation(name);
+  const Subject* impl = find_built_in(name);
   if (impl == nullptr) return nullptr;
   g_builtin = impl;
   return &kBuiltinTable;
@@ -545,9 +545,9 @@ const BackendInfo& IsolatedBackend::info() {
     struct stat st {};
     if (::stat(spec_.c_str(), &st) != 0) throw Error(spec_ + ": " + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw Error(spec_ + ": not a regular file (a backend is a shared library)");
-  } else if (find_implementation(spec_) == nullptr) {
+  } else if (find_built_in(spec_) == nullptr) {
     std::string names;
-    for (const Implementation* each : implementations()) names += (names.empty() ? "" : ", ") + std::string(each->name());
+    for (const Subject* each : built_in_subjects()) names += (names.empty() ? "" : ", ") + std::string(each->name());
     throw Error("unknown backend '" + spec_ + "'; available: " + names + ", or a path to a shared library");
   }
   if (pid_ <= 0) start_worker(page_size());

@@ -13,7 +13,7 @@
 #include "mxconform/tensor_files.h"
 #include "mxconform/registry.h"
 #include "mxconform/safe_text.h"
-#include "mxconform/subject.h"
+#include "mxconform/open_subject.h"
 #include "option_values.h"
 #include "text_table.h"
 
@@ -33,9 +33,9 @@ std::pair<std::size_t, std::size_t> parse_block(const std::string& text) {
 }
 
 // The subject to show beside the oracle (a built-in or a plug-in), or nullptr when none was asked for.
-std::shared_ptr<const Implementation> explain_subject(const std::string& name, const QuantizeConfig& config) {
+std::shared_ptr<const Subject> explain_subject(const std::string& name, const QuantizeConfig& config) {
   if (name.empty()) return nullptr;
-  std::shared_ptr<const Implementation> subject = open_subject(name);
+  std::shared_ptr<const Subject> subject = open_subject(name);
   const std::string reason = subject->unsupported_reason(config);
   if (!reason.empty()) throw Error("backend '" + name + "' does not support this configuration: " + reason);
   return subject;
@@ -122,7 +122,7 @@ int run_explain(const ExplainOptions& options) {
   } else {
     throw Error("explain needs --corpus PATH --id ID, or --input X.npy --out-dtype NAME --block G,C");
   }
-  const std::shared_ptr<const Implementation> subject = explain_subject(options.backend, request.config);
+  const std::shared_ptr<const Subject> subject = explain_subject(options.backend, request.config);
   request.subject = subject.get();
   if (!options.block.empty()) {
     std::tie(request.group, request.column_block) = parse_block(options.block);

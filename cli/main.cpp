@@ -19,7 +19,7 @@
 #include "mxconform/tensor_files.h"
 #include "mxconform/parallel_quantize.h"
 #include "mxconform/registry.h"
-#include "mxconform/subject.h"
+#include "mxconform/open_subject.h"
 #include "mxconform/subject_process.h"
 #include "bundle_command.h"
 #include "certify_command.h"
@@ -70,7 +70,7 @@ void add_knob_options(CLI::App& command, KnobOptions& knobs) {
   command.add_option("--profile", knobs.profile,
                      "The contract: neuron (default), nki-golden, nki-golden-kernel, ocp-floor, torchao-rceil, "
                      "torchao-ceil, torchao-even, transformer-engine-mxfp8, microxcaling (docs/contract.md, Profiles)");
-  command.add_option("--backend", knobs.backend, "Implementation to run (see `mxconform backends`)");
+  command.add_option("--backend", knobs.backend, "The subject: a built-in name (`mxconform backends`), a plug-in PATH.so or 'cmd:COMMAND'");
   command.add_flag("--force", knobs.force, "Overwrite output files that already exist (regular files only)");
 }
 
@@ -98,8 +98,8 @@ std::string backend_or_default(const KnobOptions& knobs, const QuantizeConfig& c
 }
 
 // The subject --backend names (open_subject), refused when it does not support `config`.
-std::shared_ptr<const Implementation> select_backend(const std::string& wanted, const QuantizeConfig& config) {
-  std::shared_ptr<const Implementation> subject = open_subject(wanted);
+std::shared_ptr<const Subject> select_backend(const std::string& wanted, const QuantizeConfig& config) {
+  std::shared_ptr<const Subject> subject = open_subject(wanted);
   const std::string reason = subject->unsupported_reason(config);
   if (!reason.empty()) {
     throw Error("backend '" + std::string(subject->name()) + "' does not support this configuration: " + reason);
@@ -108,7 +108,7 @@ std::shared_ptr<const Implementation> select_backend(const std::string& wanted, 
 }
 
 // The threads a quantize of `config` by `subject` runs on when `requested` are asked for.
-reports::ThreadUse thread_use(const Implementation& subject, const QuantizeConfig& config, std::size_t requested) {
+reports::ThreadUse thread_use(const Subject& subject, const QuantizeConfig& config, std::size_t requested) {
   if (requested > 1 && !quantizes_in_parallel(subject)) {
     return {1, names_a_command(subject.name()) ? "a command subject runs on one thread" : "a plug-in backend runs on one thread"};
   }
@@ -132,8 +132,8 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
   config.free = input.free;
   apply_knobs(knobs, config);
   validate(config);
-  const std::shared_ptr<const Implementation> subject = select_backend(backend_or_default(knobs, config), config);
-  const Implementation& backend = *subject;
+  const std::shared_ptr<const Subject> subject = select_backend(backend_or_default(knobs, config), config);
+  const Subject& backend = *subject;
 
   const std::vector<std::uint16_t>& elements = input.bits;
   npy::Array data = empty_data_tensor(config);
@@ -165,8 +165,8 @@ int run_dequantize(const std::string& data_path, const std::string& scale_path, 
   const OutputTensors tensors = read_output_tensors(data_path, scale_path, config);
   const npy::Array& data = tensors.data;
   const npy::Array& scale = tensors.scale;
-  const std::shared_ptr<const Implementation> subject = select_backend(backend_or_default(knobs, config), config);
-  const Implementation& backend = *subject;
+  const std::shared_ptr<const Subject> subject = select_backend(backend_or_default(knobs, config), config);
+  const Subject& backend = *subject;
   npy::Array output{npy::ElementType::kFloat32, {config.partitions, config.free},
                     std::vector<std::uint8_t>(config.partitions * config.free * sizeof(float))};
   std::vector<float> values(config.partitions * config.free);
@@ -181,13 +181,13 @@ int run_backends() {
   const CpuFeatures here = CpuFeatures::detect();
   std::printf("CPU features: %s\n", here.to_string().c_str());
   std::printf("%-8s  %-22s  %-20s  %s\n", "name", "runs here", "needs", "description");
-  for (const Implementation* impl : implementations()) {
+  for (const Subject* impl : built_in_subjects()) {
     const bool ok = runnable_here(*impl);
     const std::string runs = ok ? "yes" : "no (missing features)";
     std::printf("%-8s  %-22s  %-20s  %s\n", std::string(impl->name()).c_str(), runs.c_str(),
                 impl->required_features().to_string().c_str(), std::string(impl->description()).c_str());
   }
-  std::printf("default: %s\n", std::string(best_implementation().name()).c_str());
+  std::printf("default: %s\n", std::string(best_built_in().name()).c_str());
   return kExitSuccess;
 }
 

@@ -11,7 +11,7 @@
 #include "exit_status.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
-#include "mxconform/subject.h"
+#include "mxconform/open_subject.h"
 #include "mxconform/safe_text.h"
 #include "option_values.h"
 #include "text_table.h"
@@ -25,10 +25,10 @@ using corpus::Verdict;
 
 // The subjects to replay against: those named (built-ins or plug-ins), else every built-in that
 // runs here.
-std::vector<std::shared_ptr<const Implementation>> subjects(const std::vector<std::string>& wanted, bool colour) {
-  std::vector<std::shared_ptr<const Implementation>> out;
+std::vector<std::shared_ptr<const Subject>> subjects(const std::vector<std::string>& wanted, bool colour) {
+  std::vector<std::shared_ptr<const Subject>> out;
   if (wanted.empty()) {
-    for (const Implementation* impl : implementations()) {
+    for (const Subject* impl : built_in_subjects()) {
       if (runnable_here(*impl)) {
         out.push_back(open_subject(std::string(impl->name())));
       } else {
@@ -66,7 +66,7 @@ CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options) {
       "replay", "Replay corpus cases (YAML files, or directories searched for *.yaml) against implementations");
   command->add_option("paths", options.paths, "Corpus files or directories")->required();
   command->add_option("--backend", options.backends,
-                      "Implementation to replay against; repeat for several (default: every one this CPU runs)");
+                      "The subject to replay against (a built-in, PATH.so or 'cmd:COMMAND'); repeat for several (default: every one this CPU runs)");
   command->add_option_function<std::string>(
       "--max-differences",
       [&options](const std::string& text) {
@@ -80,7 +80,7 @@ CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options) {
 int run_replay(const ReplayOptions& options) {
   const bool colour = reports::colour_wanted(STDOUT_FILENO);
   const std::vector<corpus::CorpusCase> cases = corpus::load_corpus(options.paths);
-  const std::vector<std::shared_ptr<const Implementation>> backends = subjects(options.backends, colour);
+  const std::vector<std::shared_ptr<const Subject>> backends = subjects(options.backends, colour);
   if (backends.empty()) throw Error("no backend to replay against runs on this CPU");
 
   std::size_t id_width = 0;
@@ -90,7 +90,7 @@ int run_replay(const ReplayOptions& options) {
   const std::size_t verdict_width = corpus::name(Verdict::kNotSupported).size();
 
   std::size_t counts[3] = {0, 0, 0};
-  std::vector<std::pair<const corpus::CorpusCase*, const Implementation*>> failures;
+  std::vector<std::pair<const corpus::CorpusCase*, const Subject*>> failures;
   for (const auto& impl : backends) {
     for (const corpus::CorpusCase& c : cases) {
       const corpus::ReplayResult result = corpus::replay_case(c, *impl, options.max_differences);

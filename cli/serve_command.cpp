@@ -14,7 +14,7 @@
 #include "exit_status.h"
 #include "mxconform/backend.h"
 #include "mxconform/error.h"
-#include "mxconform/subject.h"
+#include "mxconform/open_subject.h"
 #include "mxconform/subject_protocol.h"
 
 namespace mxconform::cli {
@@ -75,7 +75,7 @@ int run_serve(int argc, char** argv) {
   // The protocol owns the real stdout; anything the subject prints goes to stderr instead.
   const int protocol_out = ::dup(STDOUT_FILENO);
   if (protocol_out < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) throw Error("cannot set up stdout for the protocol");
-  const std::shared_ptr<const Implementation> subject = open_subject(spec);
+  const std::shared_ptr<const Subject> subject = open_subject(spec);
 
   std::vector<std::uint8_t> payload;
   if (!read_frame(STDIN_FILENO, wire::FrameKind::kHello, payload)) return kExitSuccess;

@@ -134,7 +134,7 @@ std::string to_string(const ByteDifference& d) {
   return text;
 }
 
-ReplayResult replay_case(const CorpusCase& c, const Implementation& subject, std::size_t max_reported) {
+ReplayResult replay_case(const CorpusCase& c, const Subject& subject, std::size_t max_reported) {
   ReplayResult result;
   result.reason = subject.unsupported_reason(c.config);
   if (!result.reason.empty()) {

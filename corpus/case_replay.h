@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "corpus_case.h"
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 
 namespace mxconform::corpus {
 
@@ -51,6 +51,6 @@ struct ReplayResult {
 
 // Quantizes c.input with `subject` into buffers that start as the bitwise complement of every
 // expected byte (0xFF where nothing may be written), so that an unwritten byte always differs.
-ReplayResult replay_case(const CorpusCase& c, const Implementation& subject, std::size_t max_reported = 8);
+ReplayResult replay_case(const CorpusCase& c, const Subject& subject, std::size_t max_reported = 8);
 
 }  // namespace mxconform::corpus

@@ -598,7 +598,7 @@ struct Avx2Kernel {
 
 }  // namespace
 
-const Implementation& avx2_backend() {
+const Subject& avx2_backend() {
   static const simd::Backend<Avx2Kernel> kBackend;
   return kBackend;
 }

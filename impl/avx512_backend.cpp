@@ -583,7 +583,7 @@ struct Avx512Kernel {
 
 }  // namespace
 
-const Implementation& avx512_backend() {
+const Subject& avx512_backend() {
   static const simd::Backend<Avx512Kernel> kBackend;
   return kBackend;
 }

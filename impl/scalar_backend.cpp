@@ -46,7 +46,7 @@ float decode_element(std::uint32_t code, const FormatInfo& format) {
   return from_bits(to_bits(std::ldexp(static_cast<float>(significand), unbiased)) | sign);
 }
 
-class ScalarBackend final : public Implementation {
+class ScalarBackend final : public Subject {
  public:
 #ifdef MXCONFORM_FAULT_INJECTION
   std::string_view name() const override { return "scalar-faulty"; }
@@ -112,7 +112,7 @@ class ScalarBackend final : public Implementation {
 
 }  // namespace
 
-const Implementation& scalar_backend() {
+const Subject& scalar_backend() {
   static const ScalarBackend kBackend;
   return kBackend;
 }

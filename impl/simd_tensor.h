@@ -12,7 +12,7 @@
 #include "block_kernel.h"
 #include "fp4_pack.h"
 #include "mxconform/formats.h"
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 #include "mxconform/quantize_config.h"
 #include "scalar_backend.h"
 
@@ -149,7 +149,7 @@ TensorKernel select_kernel(const QuantizeConfig& config, bool stream) {
 // kernel instantiations (`Kernels`), the store decision and the lane remap of packed bytes.
 // Dequantize goes through the scalar implementation.
 template <class Kernel>
-class Backend final : public Implementation {
+class Backend final : public Subject {
  public:
   std::string_view name() const override { return Kernel::kName; }
   std::string_view description() const override { return Kernel::kDescription; }

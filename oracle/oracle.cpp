@@ -331,7 +331,7 @@ void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const st
 
 namespace {
 
-class OracleBackend final : public Implementation {
+class OracleBackend final : public Subject {
  public:
   std::string_view name() const override { return "oracle"; }
   std::string_view description() const override {
@@ -353,7 +353,7 @@ class OracleBackend final : public Implementation {
 
 }  // namespace
 
-const Implementation& backend() {
+const Subject& backend() {
   static const OracleBackend kBackend;
   return kBackend;
 }

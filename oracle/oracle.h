@@ -9,7 +9,7 @@
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include "mxconform/formats.h"
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::oracle {
@@ -72,13 +72,13 @@ void pack(const QuantizeConfig& config, const std::vector<std::uint32_t>& codes,
 // The physical scale row of logical row i.
 std::size_t physical_scale_row(std::size_t i);
 
-// The whole path on P*F raw input elements; buffer sizes as Implementation::quantize.
+// The whole path on P*F raw input elements; buffer sizes as Subject::quantize.
 void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
               std::uint8_t* scale);
 void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const std::uint8_t* scale,
                 float* output);
 
 // The oracle as a registered implementation, named "oracle".
-const Implementation& backend();
+const Subject& backend();
 
 }  // namespace mxconform::oracle

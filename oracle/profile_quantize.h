@@ -20,7 +20,7 @@ int rceil_e8m0(std::uint32_t fp32_bits, bool satfinite);
 // NaN gives the canonical NaN code (FP8, with y's sign) or a signed zero (FP4).
 std::uint32_t narrow_with(const Value& y, ElementKind element, ElementRounding rounding, Overflow overflow);
 
-// The whole path of config.profile on P*F raw input elements; buffer sizes as Implementation::quantize.
+// The whole path of config.profile on P*F raw input elements; buffer sizes as Subject::quantize.
 void quantize_profile(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
                       std::uint8_t* scale);
 // decode(code) * 2^(e8m0 - 127) rounded to float32; E8M0 0xFF gives NaN.

@@ -19,7 +19,7 @@ constexpr std::size_t kBlockPicks = 1 << 16;
 
 }  // namespace
 
-PropertyOutcome check_block_independence(const Implementation& subject, const CaseSpace& space,
+PropertyOutcome check_block_independence(const Subject& subject, const CaseSpace& space,
                                          const RunSettings& settings, const std::string& id) {
   Property<ChangedCase> property(
       "block independence", "changing the elements of one block changes no byte of any other block",

@@ -4,7 +4,7 @@
 
 namespace mxconform::properties {
 
-PropertyOutcome check_differential(const Implementation& subject, const CaseSpace& space, const RunSettings& settings,
+PropertyOutcome check_differential(const Subject& subject, const CaseSpace& space, const RunSettings& settings,
                                    const std::string& id) {
   Property<QuantizeCase> property(
       "differential", "every data and scale byte equals the oracle's; scale rows no slot names stay unwritten",

@@ -5,7 +5,7 @@
 
 namespace mxconform::properties {
 
-PropertyOutcome check_fp4_packing(const Implementation& subject, const CaseSpace& space, const RunSettings& settings,
+PropertyOutcome check_fp4_packing(const Subject& subject, const CaseSpace& space, const RunSettings& settings,
                                   const std::string& id) {
   for (OutputDtype output : space.outputs) {
     if (!is_fp4(output)) throw Error("FP4 packing: the case space holds " + std::string(name(output)));

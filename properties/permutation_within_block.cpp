@@ -47,7 +47,7 @@ rc::Gen<Permutation> permutations() {
 
 }  // namespace
 
-PropertyOutcome check_permutation_within_block(const Implementation& subject, const CaseSpace& space,
+PropertyOutcome check_permutation_within_block(const Subject& subject, const CaseSpace& space,
                                                const RunSettings& settings, const std::string& id) {
   Property<PermutedCase> property(
       "permutation within a block", "permuting a block's elements keeps its scale and permutes its codes the same way",

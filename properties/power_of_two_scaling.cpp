@@ -56,7 +56,7 @@ int block_max_field(const QuantizeCase& c, std::size_t row, std::size_t col) {
 
 }  // namespace
 
-PropertyOutcome check_power_of_two_scaling(const Implementation& subject, const CaseSpace& space,
+PropertyOutcome check_power_of_two_scaling(const Subject& subject, const CaseSpace& space,
                                            const RunSettings& settings, const std::string& id) {
   Property<ScaledCase> property(
       "power-of-two scaling", "2^k x adds k to each unclamped block's E8M0 and leaves its codes unchanged",

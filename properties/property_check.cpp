@@ -126,7 +126,7 @@ void fail_with(Repro repro, const std::string& summary) {
   RC_FAIL(summary);
 }
 
-void require_same(const std::string& property, const Implementation& subject, const std::string& expectation,
+void require_same(const std::string& property, const Subject& subject, const std::string& expectation,
                   const QuantizeCase& c, const Outputs& expected, const Outputs& actual, const std::string& detail) {
   if (expected == actual) return;
   Repro repro{property, std::string(subject.name()), expectation, detail, c.config, c.input, expected, actual};

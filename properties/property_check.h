@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "coverage.h"
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 #include "repro.h"
 #include "run_settings.h"
 
@@ -69,7 +69,7 @@ struct PropertyOutcome {
 [[noreturn]] void fail_with(Repro repro, const std::string& summary);
 
 // Fails the current case unless `actual` equals `expected`, byte for byte, recording a repro.
-void require_same(const std::string& property, const Implementation& subject, const std::string& expectation,
+void require_same(const std::string& property, const Subject& subject, const std::string& expectation,
                   const QuantizeCase& c, const Outputs& expected, const Outputs& actual,
                   const std::string& detail = "");
 
@@ -113,7 +113,7 @@ std::string reproduce_string(const std::unordered_map<std::string, rc::detail::R
 // names: the running gtest test's full name, followed by '#' and a qualifier when one test runs
 // several properties. The report's replay command filters on the part before '#'.
 template <typename Case>
-PropertyOutcome run_property(const Property<Case>& property, const Implementation& subject, const RunSettings& settings,
+PropertyOutcome run_property(const Property<Case>& property, const Subject& subject, const RunSettings& settings,
                              const std::string& id) {
   detail::RunState state(settings.shrink_seconds);
   std::optional<Case> failing;  // the smallest failing case so far

@@ -29,7 +29,7 @@ bool operator==(const QuantizeCase& lhs, const QuantizeCase& rhs) {
 
 bool operator==(const Outputs& lhs, const Outputs& rhs) { return lhs.data == rhs.data && lhs.scale == rhs.scale; }
 
-Outputs quantize(const Implementation& subject, const QuantizeCase& c) {
+Outputs quantize(const Subject& subject, const QuantizeCase& c) {
   const Geometry g = geometry(c.config);
   Outputs out{std::vector<std::uint8_t>(g.data_bytes, kUnwrittenData),
               std::vector<std::uint8_t>(g.scale_bytes, kUnwrittenScale)};

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "mxconform/formats.h"
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::properties {
@@ -32,7 +32,7 @@ inline constexpr std::uint8_t kUnwrittenScale = 0xEE;
 // blocks): finite elements become zeros and Inf * +0 is the default NaN.
 inline constexpr std::uint8_t kZeroMultiplierE8m0 = 2 * Float32::kBias;
 
-Outputs quantize(const Implementation& subject, const QuantizeCase& c);
+Outputs quantize(const Subject& subject, const QuantizeCase& c);
 
 // One element code per element, row-major: the data bytes for FP8; for FP4 the nibbles unpacked
 // with the configured lane stride and parity (impl/fp4_pack.h's unpack_fp4).

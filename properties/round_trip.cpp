@@ -29,7 +29,7 @@ std::string describe_element(const QuantizeCase& c, std::size_t i, int e8m0, dou
 
 }  // namespace
 
-PropertyOutcome check_round_trip(const Implementation& subject, const CaseSpace& space, const RunSettings& settings,
+PropertyOutcome check_round_trip(const Subject& subject, const CaseSpace& space, const RunSettings& settings,
                                  const std::string& id) {
   Property<QuantizeCase> property(
       "round trip",

@@ -18,12 +18,12 @@ std::string environment(const char* variable) {
 
 }  // namespace
 
-int RunSettings::cases(const Implementation& subject, int gate_cases) const {
+int RunSettings::cases(const Subject& subject, int gate_cases) const {
   const int for_subject = &subject == &oracle::backend() ? gate_cases * 2 / 5 : gate_cases;
   return level == Level::kNightly ? for_subject * kNightlyFactor : for_subject;
 }
 
-CaseSpace RunSettings::space(const Implementation& subject, const std::vector<OutputDtype>& outputs) const {
+CaseSpace RunSettings::space(const Subject& subject, const std::vector<OutputDtype>& outputs) const {
   CaseSpace space;
   space.outputs = outputs;
   if (&subject == &oracle::backend()) {

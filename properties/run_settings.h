@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "case_gen.h"
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 
 namespace mxconform::properties {
 
@@ -29,10 +29,10 @@ struct RunSettings {
 
   // Cases for a property that runs `gate_cases` at the gate level; the oracle as a subject runs
   // 2/5 of them.
-  int cases(const Implementation& subject, int gate_cases) const;
+  int cases(const Subject& subject, int gate_cases) const;
   // Cases of `outputs` for `subject`: up to 128x512 at the gate (256x640 nightly), 32x32 for the
   // oracle, whose exact arithmetic takes microseconds per element.
-  CaseSpace space(const Implementation& subject, const std::vector<OutputDtype>& outputs) const;
+  CaseSpace space(const Subject& subject, const std::vector<OutputDtype>& outputs) const;
 };
 
 // Throws Error naming the variable when a value is not understood.

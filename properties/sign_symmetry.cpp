@@ -4,7 +4,7 @@
 
 namespace mxconform::properties {
 
-PropertyOutcome check_sign_symmetry(const Implementation& subject, const CaseSpace& space, const RunSettings& settings,
+PropertyOutcome check_sign_symmetry(const Subject& subject, const CaseSpace& space, const RunSettings& settings,
                                     const std::string& id) {
   Property<QuantizeCase> property("sign symmetry",
                                   "negating every input flips only the sign bits of the codes; the scales stay",

@@ -20,7 +20,7 @@ double call_timeout_seconds(const QuantizeConfig& config) {
 }
 constexpr double kDescribeSeconds = 60;
 
-class CommandSubject final : public Implementation {
+class CommandSubject final : public Subject {
  public:
   explicit CommandSubject(const std::string& spec)
       : spec_(spec), process_(spec.substr(kCommandPrefix.size())) {
@@ -79,7 +79,7 @@ class CommandSubject final : public Implementation {
 
   void dequantize(const QuantizeConfig&, const std::uint8_t*, const std::uint8_t*, float*) const override {
     throw Error(spec_text() + ": a command subject only quantizes (the protocol has no dequantize); dequantize with " +
-                std::string(best_implementation().name()) + " or the oracle");
+                std::string(best_built_in().name()) + " or the oracle");
   }
 
  private:
@@ -94,7 +94,7 @@ class CommandSubject final : public Implementation {
 
 }  // namespace
 
-std::shared_ptr<const Implementation> open_command_subject(const std::string& spec) {
+std::shared_ptr<const Subject> open_command_subject(const std::string& spec) {
   return std::make_shared<const CommandSubject>(spec);
 }
 

@@ -67,8 +67,8 @@ void for_each_piece(const std::vector<QuantizePiece>& pieces, const std::functio
   });
 }
 
-bool quantizes_in_parallel(const Implementation& subject) {
-  const std::vector<const Implementation*>& built_ins = implementations();
+bool quantizes_in_parallel(const Subject& subject) {
+  const std::vector<const Subject*>& built_ins = built_in_subjects();
   return !subject.is_reference() && std::find(built_ins.begin(), built_ins.end(), &subject) != built_ins.end();
 }
 
@@ -76,7 +76,7 @@ std::size_t default_quantize_threads() {
   return static_cast<std::size_t>(std::max(1, tbb::info::default_concurrency()));
 }
 
-void quantize_parallel(const Implementation& subject, const QuantizeConfig& config, const std::uint16_t* input,
+void quantize_parallel(const Subject& subject, const QuantizeConfig& config, const std::uint16_t* input,
                        std::uint8_t* data, std::uint8_t* scale, std::size_t threads) {
   if (threads <= 1 || !quantizes_in_parallel(subject)) {
     subject.quantize(config, input, data, scale);

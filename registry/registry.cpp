@@ -15,9 +15,9 @@ const CpuFeatures& cpu_here() {
 
 }  // namespace
 
-const std::vector<const Implementation*>& implementations() {
+const std::vector<const Subject*>& built_in_subjects() {
   // Oracle first, then the kernels from slowest to fastest (best_implementation_for relies on it).
-  static const std::vector<const Implementation*> kAll = {
+  static const std::vector<const Subject*> kAll = {
       &oracle::backend(),
       &impl::scalar_backend(),
       &impl::avx2_backend(),
@@ -26,28 +26,28 @@ const std::vector<const Implementation*>& implementations() {
   return kAll;
 }
 
-const Implementation* find_implementation(std::string_view name) {
-  for (const Implementation* impl : implementations()) {
+const Subject* find_built_in(std::string_view name) {
+  for (const Subject* impl : built_in_subjects()) {
     if (impl->name() == name) return impl;
   }
   return nullptr;
 }
 
-bool runnable_here(const Implementation& impl) { return cpu_here().covers(impl.required_features()); }
+bool runnable_here(const Subject& impl) { return cpu_here().covers(impl.required_features()); }
 
-std::string not_runnable_reason(const Implementation& impl) {
+std::string not_runnable_reason(const Subject& impl) {
   if (runnable_here(impl)) return "";
   return "this CPU lacks " + cpu_here().missing(impl.required_features()).describe();
 }
 
-const Implementation& best_implementation_for(const CpuFeatures& cpu) {
-  const Implementation* best = &impl::scalar_backend();
-  for (const Implementation* impl : implementations()) {
+const Subject& best_built_in_for(const CpuFeatures& cpu) {
+  const Subject* best = &impl::scalar_backend();
+  for (const Subject* impl : built_in_subjects()) {
     if (impl != &oracle::backend() && cpu.covers(impl->required_features())) best = impl;  // later entries are faster
   }
   return *best;
 }
 
-const Implementation& best_implementation() { return best_implementation_for(cpu_here()); }
+const Subject& best_built_in() { return best_built_in_for(cpu_here()); }
 
 }  // namespace mxconform

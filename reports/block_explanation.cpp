@@ -43,7 +43,7 @@ struct Outputs {
   std::vector<std::uint8_t> scale;
 };
 
-Outputs run(const Implementation& subject, const QuantizeConfig& config, const std::vector<std::uint16_t>& input) {
+Outputs run(const Subject& subject, const QuantizeConfig& config, const std::vector<std::uint16_t>& input) {
   const Geometry g = geometry(config);
   Outputs out{std::vector<std::uint8_t>(g.data_bytes), std::vector<std::uint8_t>(g.scale_bytes)};
   subject.quantize(config, input.data(), out.data.data(), out.scale.data());
@@ -433,7 +433,7 @@ class Explanation {
 
 std::string explain_block(const ExplainRequest& request) { return Explanation(request).text(); }
 
-std::pair<std::size_t, std::size_t> first_differing_block(const CorpusCase& c, const Implementation& subject) {
+std::pair<std::size_t, std::size_t> first_differing_block(const CorpusCase& c, const Subject& subject) {
   if (!subject.unsupported_reason(c.config).empty()) return {0, 0};
   const Outputs expected = expected_outputs(c);
   const Outputs actual = run(subject, c.config, c.input);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "corpus_case.h"
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 
 namespace mxconform::reports {
 
@@ -20,7 +20,7 @@ struct ExplainRequest {
   std::size_t group = 0;                    // the block (g, c): rows 8g..8g+7, columns 4c..4c+3
   std::size_t column_block = 0;
   const CorpusCase* corpus_case = nullptr;  // when set: its id, why, source and expected bytes
-  const Implementation* subject = nullptr;  // when set: its codes and E8M0 beside the oracle's
+  const Subject* subject = nullptr;  // when set: its codes and E8M0 beside the oracle's
   bool colour = false;                      // ANSI colour
 };
 
@@ -30,6 +30,6 @@ std::string explain_block(const ExplainRequest& request);
 
 // The first block (g, c) where `subject` and the case disagree (in a code or the E8M0), or
 // (0, 0) when they agree everywhere.
-std::pair<std::size_t, std::size_t> first_differing_block(const CorpusCase& c, const Implementation& subject);
+std::pair<std::size_t, std::size_t> first_differing_block(const CorpusCase& c, const Subject& subject);
 
 }  // namespace mxconform::reports

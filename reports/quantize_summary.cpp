@@ -20,7 +20,7 @@ QuantizeSummary summarize(const QuantizeConfig& config, const std::uint16_t* inp
   const std::size_t count = config.partitions * config.free;
   std::vector<float> values(count);
   // The fastest built-in decodes the neuron profile; the oracle (through the registry) every profile.
-  const Implementation& decoder = config.profile == ProfileId::kNeuron ? best_implementation() : *find_implementation("oracle");
+  const Subject& decoder = config.profile == ProfileId::kNeuron ? best_built_in() : *find_built_in("oracle");
   decoder.dequantize(config, data, scale, values.data());
   const double max_value = element_format(config.output).max_value;
 

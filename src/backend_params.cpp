@@ -64,7 +64,7 @@ mxc_quantize_params params_from_config(const QuantizeConfig& config) {
   return params;
 }
 
-int quantize_through_abi(const Implementation& subject, const mxc_quantize_params* params, const std::uint16_t* input,
+int quantize_through_abi(const Subject& subject, const mxc_quantize_params* params, const std::uint16_t* input,
                          std::uint8_t* data, std::size_t data_size, std::uint8_t* scale, std::size_t scale_size,
                          char* message, std::size_t message_size) {
   const auto say = [&](const std::string& text) {

@@ -20,7 +20,7 @@ const std::vector<CorpusCase>& corpus() {
   return kCases;
 }
 
-class CorpusReplay : public ::testing::TestWithParam<const Implementation*> {};
+class CorpusReplay : public ::testing::TestWithParam<const Subject*> {};
 
 TEST_P(CorpusReplay, EveryCasePasses) {
   for (const CorpusCase& c : corpus()) {
@@ -31,9 +31,9 @@ TEST_P(CorpusReplay, EveryCasePasses) {
   }
 }
 
-std::vector<const Implementation*> runnable_implementations() {
-  std::vector<const Implementation*> out;
-  for (const Implementation* impl : implementations()) {
+std::vector<const Subject*> runnable_implementations() {
+  std::vector<const Subject*> out;
+  for (const Subject* impl : built_in_subjects()) {
     if (runnable_here(*impl)) out.push_back(impl);
   }
   return out;
@@ -43,7 +43,7 @@ INSTANTIATE_TEST_SUITE_P(EveryImplementation, CorpusReplay, ::testing::ValuesIn(
                          [](const auto& info) { return std::string(info.param->name()); });
 
 // The oracle, then `after` on its outputs: a subject with a planted fault.
-class PlantedFault final : public Implementation {
+class PlantedFault final : public Subject {
  public:
   using Hook = std::function<void(std::uint8_t* data, std::uint8_t* scale)>;
   explicit PlantedFault(Hook after, std::string unsupported = "") : after_(std::move(after)), unsupported_(std::move(unsupported)) {}

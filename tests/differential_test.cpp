@@ -115,18 +115,18 @@ const std::vector<DifferentialCase>& differential_cases() {
 
 // Every compiled implementation but the oracle; one that this CPU cannot run is skipped with the
 // reason, never passed silently.
-std::vector<const Implementation*> subjects() {
-  std::vector<const Implementation*> out;
-  for (const Implementation* impl : implementations()) {
+std::vector<const Subject*> subjects() {
+  std::vector<const Subject*> out;
+  for (const Subject* impl : built_in_subjects()) {
     if (impl != &oracle::backend()) out.push_back(impl);
   }
   return out;
 }
 
-class Differential : public ::testing::TestWithParam<const Implementation*> {};
+class Differential : public ::testing::TestWithParam<const Subject*> {};
 
 TEST_P(Differential, OracleAgreesOnRandomBlocks) {
-  const Implementation* subject = GetParam();
+  const Subject* subject = GetParam();
   if (!runnable_here(*subject)) GTEST_SKIP() << subject->name() << ": " << not_runnable_reason(*subject);
   std::printf("differential seed: %u\n", kSeed);
   ::testing::Test::RecordProperty("seed", std::to_string(kSeed));
@@ -157,7 +157,7 @@ TEST_P(Differential, OracleAgreesOnRandomBlocks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryImplementation, Differential, ::testing::ValuesIn(subjects()),
-                         [](const ::testing::TestParamInfo<const Implementation*>& info) {
+                         [](const ::testing::TestParamInfo<const Subject*>& info) {
                            std::string text(info.param->name());
                            for (char& c : text) {
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';

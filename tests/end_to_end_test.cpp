@@ -29,7 +29,7 @@ struct Result {
   Bytes scale;
 };
 
-class EndToEnd : public ::testing::TestWithParam<const Implementation*> {
+class EndToEnd : public ::testing::TestWithParam<const Subject*> {
  protected:
   Result run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input) {
     validate(config);
@@ -388,13 +388,13 @@ TEST_P(EndToEnd, DequantizeInvertsQuantizeOnTheGrid) {
   for (int k = 0; k < 32; ++k) EXPECT_EQ(out[k], from_bits(static_cast<std::uint32_t>(input[k]) << 16)) << k;
 }
 
-std::string implementation_name(const ::testing::TestParamInfo<const Implementation*>& info) {
+std::string implementation_name(const ::testing::TestParamInfo<const Subject*>& info) {
   return std::string(info.param->name());
 }
 
-std::vector<const Implementation*> runnable_implementations() {
-  std::vector<const Implementation*> out;
-  for (const Implementation* impl : implementations()) {
+std::vector<const Subject*> runnable_implementations() {
+  std::vector<const Subject*> out;
+  for (const Subject* impl : built_in_subjects()) {
     if (runnable_here(*impl)) out.push_back(impl);
   }
   return out;

@@ -34,15 +34,15 @@ float multiplier(int e8m0) {
 
 // Every compiled implementation but the oracle; one that this CPU cannot run is skipped with the
 // reason, never passed silently.
-std::vector<const Implementation*> subjects() {
-  std::vector<const Implementation*> out;
-  for (const Implementation* impl : implementations()) {
+std::vector<const Subject*> subjects() {
+  std::vector<const Subject*> out;
+  for (const Subject* impl : built_in_subjects()) {
     if (impl != &oracle::backend()) out.push_back(impl);
   }
   return out;
 }
 
-class ExhaustiveElements : public ::testing::TestWithParam<std::tuple<const Implementation*, OutputDtype>> {};
+class ExhaustiveElements : public ::testing::TestWithParam<std::tuple<const Subject*, OutputDtype>> {};
 
 TEST_P(ExhaustiveElements, EveryPatternAtEveryReachableE8m0) {
   const auto [subject, output] = GetParam();
@@ -87,7 +87,7 @@ TEST_P(ExhaustiveElements, EveryPatternAtEveryReachableE8m0) {
   }
 }
 
-std::string subject_and_output(const ::testing::TestParamInfo<std::tuple<const Implementation*, OutputDtype>>& info) {
+std::string subject_and_output(const ::testing::TestParamInfo<std::tuple<const Subject*, OutputDtype>>& info) {
   std::string text = std::string(std::get<0>(info.param)->name()) + "_" + std::string(name(std::get<1>(info.param)));
   for (char& c : text) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';

@@ -119,10 +119,10 @@ std::string first_difference(const char* what, const std::vector<std::uint8_t>& 
   return text;
 }
 
-class ParallelQuantizeTest : public ::testing::TestWithParam<const Implementation*> {};
+class ParallelQuantizeTest : public ::testing::TestWithParam<const Subject*> {};
 
 TEST_P(ParallelQuantizeTest, EveryThreadCountWritesTheOraclesBytes) {
-  const Implementation& subject = *GetParam();
+  const Subject& subject = *GetParam();
   if (!runnable_here(subject)) GTEST_SKIP() << subject.name() << ": " << not_runnable_reason(subject);
   ASSERT_TRUE(quantizes_in_parallel(subject));
   constexpr int kMaxFailures = 10;
@@ -142,9 +142,9 @@ TEST_P(ParallelQuantizeTest, EveryThreadCountWritesTheOraclesBytes) {
   }
 }
 
-std::vector<const Implementation*> kernels() {
-  std::vector<const Implementation*> result;
-  for (const Implementation* each : implementations()) {
+std::vector<const Subject*> kernels() {
+  std::vector<const Subject*> result;
+  for (const Subject* each : built_in_subjects()) {
     if (!each->is_reference()) result.push_back(each);
   }
   return result;
@@ -213,7 +213,7 @@ TEST(SplitIntoPieces, AsManyPiecesAsRequestedWhenTheTensorAllowsIt) {
 }
 
 // A subject outside the registry (a plug-in, say) runs as one call with the whole configuration.
-class CountingSubject final : public Implementation {
+class CountingSubject final : public Subject {
  public:
   std::string_view name() const override { return "counting"; }
   std::string_view description() const override { return "counts its calls"; }

@@ -10,7 +10,7 @@
 
 #include "certification.h"
 #include "mxconform/profile.h"
-#include "mxconform/subject.h"
+#include "mxconform/open_subject.h"
 #include "test_backends.h"
 
 namespace mxconform::certify {

@@ -23,20 +23,20 @@ CpuFeatures avx512_cpu() {
 }
 
 TEST(Registry, EveryKernelIsListedOnceAfterTheOracle) {
-  ASSERT_FALSE(implementations().empty());
-  EXPECT_EQ(implementations().front()->name(), "oracle");
+  ASSERT_FALSE(built_in_subjects().empty());
+  EXPECT_EQ(built_in_subjects().front()->name(), "oracle");
   for (const char* name : {"scalar", "avx2", "avx512"}) {
-    const Implementation* impl = find_implementation(name);
+    const Subject* impl = find_built_in(name);
     ASSERT_NE(impl, nullptr) << name;
     EXPECT_EQ(impl->name(), name);
   }
-  EXPECT_EQ(find_implementation("avx1024"), nullptr);
+  EXPECT_EQ(find_built_in("avx1024"), nullptr);
 }
 
 TEST(Registry, SelectionPicksTheFastestRunnable) {
-  EXPECT_EQ(best_implementation_for(CpuFeatures{}).name(), "scalar");
-  EXPECT_EQ(best_implementation_for(avx2_cpu()).name(), "avx2");
-  EXPECT_EQ(best_implementation_for(avx512_cpu()).name(), "avx512");
+  EXPECT_EQ(best_built_in_for(CpuFeatures{}).name(), "scalar");
+  EXPECT_EQ(best_built_in_for(avx2_cpu()).name(), "avx2");
+  EXPECT_EQ(best_built_in_for(avx512_cpu()).name(), "avx512");
 }
 
 TEST(Registry, SelectionNeverPicksAvx512WithoutBwAndVl) {
@@ -47,25 +47,25 @@ TEST(Registry, SelectionNeverPicksAvx512WithoutBwAndVl) {
   CpuFeatures no_avx2 = avx512_cpu();
   no_avx2.avx2 = false;
   for (const CpuFeatures& cpu : {no_vl, no_bw}) {
-    EXPECT_EQ(best_implementation_for(cpu).name(), "avx2") << cpu.to_string();
+    EXPECT_EQ(best_built_in_for(cpu).name(), "avx2") << cpu.to_string();
   }
-  EXPECT_EQ(best_implementation_for(no_avx2).name(), "avx512") << "avx512 needs only BW/VL";
+  EXPECT_EQ(best_built_in_for(no_avx2).name(), "avx512") << "avx512 needs only BW/VL";
   for (const CpuFeatures& cpu : {CpuFeatures{}, avx2_cpu(), no_vl, no_bw, no_avx2, avx512_cpu()}) {
-    const Implementation& chosen = best_implementation_for(cpu);
+    const Subject& chosen = best_built_in_for(cpu);
     EXPECT_TRUE(cpu.covers(chosen.required_features())) << chosen.name() << " on " << cpu.to_string();
     EXPECT_NE(chosen.name(), "oracle");
   }
 }
 
 TEST(Registry, DefaultIsTheSelectionForThisCpu) {
-  const Implementation& chosen = best_implementation();
-  EXPECT_EQ(&chosen, &best_implementation_for(CpuFeatures::detect()));
+  const Subject& chosen = best_built_in();
+  EXPECT_EQ(&chosen, &best_built_in_for(CpuFeatures::detect()));
   EXPECT_TRUE(runnable_here(chosen));
   EXPECT_EQ(not_runnable_reason(chosen), "");
 }
 
 TEST(Registry, ReasonNamesTheMissingFeatures) {
-  const Implementation* avx512 = find_implementation("avx512");
+  const Subject* avx512 = find_built_in("avx512");
   ASSERT_NE(avx512, nullptr);
   if (runnable_here(*avx512)) {
     EXPECT_EQ(not_runnable_reason(*avx512), "");

@@ -28,7 +28,7 @@ const CorpusCase& corpus_case(const std::string& id) {
 }
 
 std::string explain(const CorpusCase& c, std::size_t group = 0, std::size_t column_block = 0,
-                    const Implementation* subject = nullptr, bool colour = false) {
+                    const Subject* subject = nullptr, bool colour = false) {
   ExplainRequest request;
   request.config = c.config;
   request.input = c.input;
@@ -97,7 +97,7 @@ TEST(Explain, PackingWithALaneStrideAndTheScaleSlot) {
 }
 
 // A planted fault: the oracle, but ignoring the FP4 lane stride.
-class NoLaneRemap final : public Implementation {
+class NoLaneRemap final : public Subject {
  public:
   std::string_view name() const override { return "no-remap"; }
   std::string_view description() const override { return "ignores the lane stride"; }

@@ -27,7 +27,7 @@ TEST(QuantizeSummary, CountsSaturatedFlushedAndNanAndTheE8m0Range) {
   input[3 * 8 + 5] = 0x7FC0;  // NaN (row 3, column 5: block 1)
   const Geometry g = geometry(config);
   std::vector<std::uint8_t> data(g.data_bytes), scale(g.scale_bytes);
-  find_implementation("oracle")->quantize(config, input.data(), data.data(), scale.data());
+  find_built_in("oracle")->quantize(config, input.data(), data.data(), scale.data());
   const QuantizeSummary s = summarize(config, input.data(), data.data(), scale.data());
   EXPECT_EQ(s.elements, 64u);
   EXPECT_EQ(s.saturated, 1u);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A plug-in backend is a subject like any built-in (registry/subject.cpp): every command that takes
+# A plug-in backend is a subject like any built-in (registry/open_subject.cpp): every command that takes
 # --backend takes a plug-in path. Usage: subject_plugin_test.sh MXCONFORM CORPUS_DIR EXAMPLE_BF16_NPY
 #   CORRECT_PLUGIN WRONG_ROUNDING_PLUGIN
 set -u

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "mxconform/backend.h"
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform {
@@ -20,7 +20,7 @@ mxc_quantize_params params_from_config(const QuantizeConfig& config);
 // buffer sizes, quantizes, and returns MXC_STATUS_OK, or MXC_STATUS_UNSUPPORTED for what the
 // subject does not declare, or MXC_STATUS_ERROR with the reason in `message`. Never throws. For
 // certify's worker serving a built-in, and for the test backends.
-int quantize_through_abi(const Implementation& subject, const mxc_quantize_params* params, const std::uint16_t* input,
+int quantize_through_abi(const Subject& subject, const mxc_quantize_params* params, const std::uint16_t* input,
                          std::uint8_t* data, std::size_t data_size, std::uint8_t* scale, std::size_t scale_size,
                          char* message, std::size_t message_size);
 

@@ -11,7 +11,7 @@
 #include <functional>
 #include <vector>
 
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform {
@@ -36,7 +36,7 @@ void for_each_piece(const std::vector<QuantizePiece>& pieces, const std::functio
 
 // True when quantize_parallel runs `subject` on more than one thread: the built-in kernels of the
 // registry. Plug-ins (the ABI promises them one call at a time) and the oracle run on one thread.
-bool quantizes_in_parallel(const Implementation& subject);
+bool quantizes_in_parallel(const Subject& subject);
 
 // The thread count quantize uses by default: oneTBB's default concurrency (the CPUs this process
 // may run on), at least 1.
@@ -45,7 +45,7 @@ std::size_t default_quantize_threads();
 // subject.quantize(config, ...) split over up to `threads` threads (0 is taken as 1), with the
 // same preconditions and the same bytes written: every data byte and only the named scale rows.
 // One thread, or a subject for which quantizes_in_parallel is false, is a single plain call.
-void quantize_parallel(const Implementation& subject, const QuantizeConfig& config, const std::uint16_t* input,
+void quantize_parallel(const Subject& subject, const QuantizeConfig& config, const std::uint16_t* input,
                        std::uint8_t* data, std::uint8_t* scale, std::size_t threads);
 
 }  // namespace mxconform

@@ -4,22 +4,22 @@
 #include <string_view>
 #include <vector>
 
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 
 namespace mxconform {
 
 // Every compiled implementation, oracle first, in a fixed order.
-const std::vector<const Implementation*>& implementations();
+const std::vector<const Subject*>& built_in_subjects();
 // The implementation called `name`, or nullptr.
-const Implementation* find_implementation(std::string_view name);
+const Subject* find_built_in(std::string_view name);
 // True when this CPU has every feature `impl` needs.
-bool runnable_here(const Implementation& impl);
+bool runnable_here(const Subject& impl);
 // Empty when runnable_here(impl); otherwise why not: "this CPU lacks AVX-512 BW/VL".
-std::string not_runnable_reason(const Implementation& impl);
+std::string not_runnable_reason(const Subject& impl);
 // The fastest implementation this CPU can run (selected once, above any block loop).
-const Implementation& best_implementation();
+const Subject& best_built_in();
 // The fastest implementation a CPU with `cpu` can run, never the oracle: the run-time selection
-// of best_implementation(), for any feature set.
-const Implementation& best_implementation_for(const CpuFeatures& cpu);
+// of best_built_in(), for any feature set.
+const Subject& best_built_in_for(const CpuFeatures& cpu);
 
 }  // namespace mxconform

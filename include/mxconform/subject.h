@@ -1,26 +1,47 @@
 #pragma once
-// Turning what the user names with --backend into a subject, for every command: a built-in name
-// (`mxconform backends` lists them), a path to a plug-in shared library (anything with a '/'), or
-// `cmd:COMMAND ARGS`, a command speaking the subject protocol (subject_process.h); plug-ins are
-// loaded in-process. certify runs subjects in an isolated worker instead (certify/).
-#include <memory>
+// A subject: something that quantizes. The oracle (the reference), a built-in kernel or a
+// plug-in backend loaded in-process (open_subject in subject.h turns `--backend NAME|PATH.so`
+// into one). Each has a name, a one-line description, the CPU features it needs and what it
+// supports, as data.
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
 
-#include "mxconform/implementation.h"
+#include "mxconform/capabilities.h"
+#include "mxconform/cpu_features.h"
+#include "mxconform/quantize_config.h"
 
 namespace mxconform {
 
-// The subject `spec` names; for an empty spec, the fastest built-in this CPU runs. Throws Error
-// naming the choices for an unknown name, the missing CPU features for a built-in this CPU cannot
-// run, or the rule a plug-in breaks (no file, no mxconform_backend_v1, another ABI version, a
-// struct_size too small, mask bits that name no value). A plug-in stays loaded while any copy of
-// the pointer lives.
-std::shared_ptr<const Implementation> open_subject(const std::string& spec);
+class Subject {
+ public:
+  virtual ~Subject() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view description() const = 0;
+  virtual CpuFeatures required_features() const = 0;
+  // What it supports: everything for the built-ins, the declared masks for a plug-in.
+  virtual Capabilities capabilities() const;
+  // True for the oracle, the reference every subject is compared with.
+  virtual bool is_reference() const { return false; }
+  // Empty when `config` is supported; otherwise the reason it is not ("not supported" is its
+  // own outcome, never a pass or a fail). By default what capabilities() does not declare.
+  virtual std::string unsupported_reason(const QuantizeConfig& config) const;
 
-// "oracle, scalar, avx2, or a path to a plug-in shared library": for messages.
-std::string subject_choices();
+  // Quantizes P*F raw input elements (bfloat16 or float16 bits, partition-major).
+  // Preconditions: validate(config) passed; data has geometry(config).data_bytes bytes and
+  // scale geometry(config).scale_bytes. Writes every data byte and only the scale rows that a
+  // slot names (physical layout) or every scale row (logical layout); never reads them.
+  virtual void quantize(const QuantizeConfig& config, const std::uint16_t* input,
+                        std::uint8_t* data, std::uint8_t* scale) const = 0;
 
-// True when `spec` names a plug-in library rather than a built-in.
-bool names_a_plugin(const std::string& spec);
+  // Throws Error when the subject fails (a plug-in's error status, a configuration it turned
+  // down after declaring it).
+  //
+  // Dequantizes to P*F float32 values: decode(code) * 2^(e8m0 - 127), rounded to float32
+  // (docs/contract.md, "Dequantize"). NaN codes give sign|0x7FC00000. Same buffer sizes as quantize.
+  virtual void dequantize(const QuantizeConfig& config, const std::uint8_t* data,
+                          const std::uint8_t* scale, float* output) const = 0;
+};
 
 }  // namespace mxconform

@@ -62,7 +62,7 @@ TEST(FaultInjection, TheFaultyBuildIsTheScalarCodeUnderAnotherName) {
 TEST_P(FaultInjectionTest, TheSuiteCatchesItAndShrinksItToTheSmallestShape) {
   const FaultInfo& fault = GetParam();
   impl::plant_fault(fault.fault);
-  const Implementation& subject = impl::scalar_backend();
+  const Subject& subject = impl::scalar_backend();
   const RunSettings settings = settings_from_environment();
   std::vector<OutputDtype> every_output;
   for (const OutputDtypeInfo& dtype : output_dtypes()) every_output.push_back(dtype.id);

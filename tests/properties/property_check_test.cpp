@@ -17,7 +17,7 @@
 namespace mxconform::properties {
 namespace {
 
-const Implementation& scalar() { return *find_implementation("scalar"); }
+const Subject& scalar() { return *find_built_in("scalar"); }
 
 CaseSpace small_space() {
   CaseSpace space;

@@ -6,16 +6,16 @@
 #include <memory>
 
 #include "mxconform/registry.h"
-#include "mxconform/subject.h"
+#include "mxconform/open_subject.h"
 #include "repro_writer.h"
 
 namespace mxconform::properties {
 
-const Implementation* subject_from_environment() {
+const Subject* subject_from_environment() {
   const char* spec = std::getenv(kSubjectVariable);
   if (spec == nullptr || *spec == '\0') return nullptr;
   // Loaded once for the whole test program; a bad name fails every test that asks for targets.
-  static const std::shared_ptr<const Implementation> kSubject = open_subject(spec);
+  static const std::shared_ptr<const Subject> kSubject = open_subject(spec);
   return kSubject.get();
 }
 
@@ -25,14 +25,14 @@ std::vector<Target> targets(bool with_oracle, const std::vector<OutputDtype>& ou
     for (const OutputDtypeInfo& dtype : output_dtypes()) chosen.push_back(dtype.id);
   }
   std::vector<Target> all;
-  if (const Implementation* subject = subject_from_environment()) {
+  if (const Subject* subject = subject_from_environment()) {
     // Only the output dtypes the subject declares.
     for (OutputDtype output : chosen) {
       if ((subject->capabilities().output_dtypes >> static_cast<int>(output)) & 1) all.push_back({subject, output});
     }
     return all;
   }
-  for (const Implementation* impl : implementations()) {
+  for (const Subject* impl : built_in_subjects()) {
     if (!runnable_here(*impl) || (!with_oracle && impl->is_reference())) continue;
     for (OutputDtype output : chosen) all.push_back({impl, output});
   }

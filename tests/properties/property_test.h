@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "mxconform/implementation.h"
+#include "mxconform/subject.h"
 #include "property_check.h"
 #include "run_settings.h"
 
 namespace mxconform::properties {
 
 struct Target {
-  const Implementation* subject;
+  const Subject* subject;
   OutputDtype output;
 };
 
@@ -43,7 +43,7 @@ void report(const PropertyOutcome& outcome);
 
 class PropertyTest : public ::testing::TestWithParam<Target> {
  protected:
-  const Implementation& subject() const { return *GetParam().subject; }
+  const Subject& subject() const { return *GetParam().subject; }
   CaseSpace space() const { return settings().space(subject(), {GetParam().output}); }
   // Read from the environment once per process.
   static const RunSettings& settings();

@@ -1,4 +1,4 @@
-#include "mxconform/subject.h"
+#include "mxconform/open_subject.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -17,7 +17,7 @@ namespace {
 
 // A plug-in backend (include/mxconform/backend.h) loaded in this process, as a subject. For
 // quantize, replay, explain, bench and the property suite; certify isolates plug-ins instead.
-class PluginSubject final : public Implementation {
+class PluginSubject final : public Subject {
  public:
   explicit PluginSubject(const std::string& path) : path_(path) {
     struct stat st {};
@@ -68,7 +68,7 @@ class PluginSubject final : public Implementation {
 
   void dequantize(const QuantizeConfig&, const std::uint8_t*, const std::uint8_t*, float*) const override {
     throw Error(path_ + ": a plug-in backend only quantizes (the ABI has no dequantize); dequantize with " +
-                std::string(best_implementation().name()) + " or the oracle");
+                std::string(best_built_in().name()) + " or the oracle");
   }
 
  private:
@@ -92,21 +92,21 @@ bool names_a_plugin(const std::string& spec) { return !names_a_command(spec) && 
 
 std::string subject_choices() {
   std::string names;
-  for (const Implementation* each : implementations()) names += std::string(each->name()) + ", ";
+  for (const Subject* each : built_in_subjects()) names += std::string(each->name()) + ", ";
   return names + "a path to a plug-in shared library (with a '/', e.g. ./libmine.so), or cmd:COMMAND ARGS for a "
                  "command speaking the subject protocol";
 }
 
-std::shared_ptr<const Implementation> open_subject(const std::string& spec) {
+std::shared_ptr<const Subject> open_subject(const std::string& spec) {
   if (names_a_command(spec)) return open_command_subject(spec);
   if (names_a_plugin(spec)) return std::make_shared<const PluginSubject>(spec);
-  const Implementation* impl = spec.empty() ? &best_implementation() : find_implementation(spec);
+  const Subject* impl = spec.empty() ? &best_built_in() : find_built_in(spec);
   if (impl == nullptr) throw Error("unknown backend '" + spec + "'; choose " + subject_choices());
   if (!runnable_here(*impl)) {
     throw Error("backend '" + std::string(impl->name()) + "' needs CPU features " + impl->required_features().to_string() +
                 "; this CPU has " + CpuFeatures::detect().to_string());
   }
-  return std::shared_ptr<const Implementation>(impl, [](const Implementation*) {});  // built-ins live forever
+  return std::shared_ptr<const Subject>(impl, [](const Subject*) {});  // built-ins live forever
 }
 
 }  // namespace mxconform
