@@ -20,6 +20,7 @@
 #include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
+#include "mxconform/tensor_files.h"
 #include "mxconform/safe_text.h"
 #include "option_values.h"
 #include "oracle.h"
@@ -27,12 +28,6 @@
 
 namespace mxconform::cli {
 namespace {
-
-std::string shape_text(const std::vector<std::size_t>& shape) {
-  std::string text = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + (shape.size() == 1 ? ",)" : ")");
-}
 
 npy::Array read_bytes_array(const std::string& path, std::size_t rows, std::size_t cols, const std::string& what) {
   npy::Array array = npy::read(path);
@@ -86,28 +81,15 @@ int run_verify(int argc, char** argv) {
   config.fp4_lane_stride = static_cast<std::uint32_t>(parse_unsigned("--lane-stride", lane_stride, UINT32_MAX));
   config.fp4_high_parity = parse_parity("--high-parity", high_parity);
   config.scale_layout = parse_scale_layout(scale_layout);
-  const npy::Array input = npy::read(input_path);
-  if (input.shape.size() != 2) throw Error(input_path + ": expected a 2-D array [P, F], got shape " + shape_text(input.shape));
-  if (input.type == npy::ElementType::kFloat16) {
-    if (!in_dtype.empty() && parse_input_dtype(in_dtype) != InputDtype::kFloat16) {
-      throw Error(input_path + ": holds <f2 (float16) values but --in-dtype is " + in_dtype);
-    }
-    config.input = InputDtype::kFloat16;
-  } else if (input.type == npy::ElementType::kUint16) {
-    if (in_dtype.empty()) throw Error(input_path + ": holds <u2 raw bits; say which with --in-dtype bfloat16|float16");
-    config.input = parse_input_dtype(in_dtype);
-  } else {
-    throw Error(input_path + ": dtype " + std::string(npy::descr(input.type)) +
-                " is not an input; expected <u2 (raw bfloat16/float16 bits) or <f2 (float16)");
-  }
-  config.partitions = input.shape[0];
-  config.free = input.shape[1];
+  InputTensor input = read_input_tensor(input_path, in_dtype);
+  config.input = input.dtype;
+  config.partitions = input.partitions;
+  config.free = input.free;
   validate(config);
   const Geometry g = geometry(config);
   const npy::Array data = read_bytes_array(data_path, config.partitions, g.data_row_bytes, "data");
   const npy::Array scale = read_bytes_array(scale_path, g.scale_rows, g.block_cols, "scale");
-  std::vector<std::uint16_t> elements(config.partitions * config.free);
-  std::memcpy(elements.data(), input.bytes.data(), elements.size() * sizeof(std::uint16_t));
+  const std::vector<std::uint16_t>& elements = input.bits;
   std::vector<std::uint8_t> expected_data, expected_scale;
   certify::oracle_bytes(config, elements, expected_data, expected_scale);
 

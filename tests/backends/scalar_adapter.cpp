@@ -53,6 +53,23 @@ int quantize_with_scalar(const QuantizeCall& call) {
                               call.scale_size, call.message, call.message_size);
 }
 
+mxc_backend_info bfloat16_e4m3fn_info(const char* name, const char* description) {
+  mxc_backend_info info = scalar_info(name, description);
+  info.input_dtypes = 1u << MXC_INPUT_BFLOAT16;
+  info.output_dtypes = 1u << MXC_OUTPUT_FLOAT8_E4M3FN;
+  return info;
+}
+
+int quantize_then_plant(const QuantizeCall& call, const mxc_backend_info& info, void (*plant)(const QuantizeCall&)) {
+  if ((info.input_dtypes >> call.params->input_dtype & 1u) == 0 ||
+      (info.output_dtypes >> call.params->output_dtype & 1u) == 0) {
+    return MXC_STATUS_UNSUPPORTED;
+  }
+  const int status = quantize_with_scalar(call);
+  if (status == MXC_STATUS_OK) plant(call);
+  return status;
+}
+
 void change_byte(volatile void* address) {
   volatile std::uint8_t* byte = static_cast<volatile std::uint8_t*>(address);
   *byte = static_cast<std::uint8_t>(~*byte);

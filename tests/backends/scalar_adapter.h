@@ -52,6 +52,14 @@ void change_byte(volatile void* address);
 // Info declaring everything the scalar implementation supports, under `name`.
 mxc_backend_info scalar_info(const char* name, const char* description);
 
+// The planted multi-block faults (fifth_row_scale_slot, large_p_bug, ...): they declare one
+// configuration, bfloat16 -> float8_e4m3fn, quantize it with the scalar and then `plant` changes
+// the bytes. MXC_STATUS_UNSUPPORTED for what `info` does not declare.
+mxc_backend_info bfloat16_e4m3fn_info(const char* name, const char* description);
+int quantize_then_plant(const QuantizeCall& call, const mxc_backend_info& info, void (*plant)(const QuantizeCall&));
+// One bit of a data or scale byte flipped: a wrong code, whatever the right one was.
+inline constexpr std::uint8_t kFlip = 0b0'0000'001;
+
 // The table a test backend's mxconform_backend_v1 returns: describe() gives `kInfo`, quantize()
 // hands the call to `kQuantize`. Exceptions must not leave kQuantize (it is called from C).
 // `kStructSize` is what the table claims as its struct_size (a bad backend may lie).

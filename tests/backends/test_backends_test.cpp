@@ -101,7 +101,7 @@ Outputs run_scalar(const QuantizeConfig& config, const std::vector<std::uint16_t
   Outputs outputs;
   outputs.data.assign(g.data_bytes, 0);
   outputs.scale.assign(g.scale_bytes, 0);
-  find_implementation("scalar")->quantize(config, input.data(), outputs.data.data(), outputs.scale.data());
+  find_built_in("scalar")->quantize(config, input.data(), outputs.data.data(), outputs.scale.data());
   return outputs;
 }
 

@@ -9,23 +9,11 @@ using mxconform::kBlockCols;
 using mxconform::kBlockRows;
 using mxconform::test_backends::QuantizeCall;
 
-const mxc_backend_info kInfo = [] {
-  mxc_backend_info info = mxconform::test_backends::scalar_info("two_bugs", "bfloat16 -> float8_e4m3fn only; NaN blocks get scale 0xFE, -0 gets +0");
-  info.input_dtypes = 1u << MXC_INPUT_BFLOAT16;
-  info.output_dtypes = 1u << MXC_OUTPUT_FLOAT8_E4M3FN;
-  return info;
-}();
+const mxc_backend_info kInfo = mxconform::test_backends::bfloat16_e4m3fn_info("two_bugs", "bfloat16 -> float8_e4m3fn only; NaN blocks get scale 0xFE, -0 gets +0");
 
-// One bit of a data byte flipped: a wrong element code, whatever the right one was.
-constexpr std::uint8_t kFlip = 0b0'0000'001;
+using mxconform::test_backends::kFlip;
 
-int quantize(const QuantizeCall& call) {
-  if ((kInfo.input_dtypes >> call.params->input_dtype & 1u) == 0 ||
-      (kInfo.output_dtypes >> call.params->output_dtype & 1u) == 0) {
-    return MXC_STATUS_UNSUPPORTED;
-  }
-  const int status = mxconform::test_backends::quantize_with_scalar(call);
-  if (status != MXC_STATUS_OK) return status;
+void plant(const QuantizeCall& call) {
   const std::size_t rows = call.params->partitions, cols = call.params->free;
   constexpr std::uint16_t kNegativeZero = 0b1'00000000'0000000;
   constexpr std::uint8_t kWrongNanBlockScale = 0xFE;  // a NaN block's E8M0 is the NaN code 0xFF
@@ -40,8 +28,9 @@ int quantize(const QuantizeCall& call) {
   for (std::size_t k = 0; k < rows * cols; ++k) {
     if (call.input[k] == kNegativeZero) call.data[k] = 0;
   }
-  return status;
 }
+
+int quantize(const QuantizeCall& call) { return mxconform::test_backends::quantize_then_plant(call, kInfo, plant); }
 }  // namespace
 
 const mxc_backend* mxconform_backend_v1() {
