@@ -118,7 +118,8 @@ TEST(SubjectProtocol, ResultRoundTripsAndItsSizesMustAddUp) {
                           2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,               // 2 data, 1 scale
                           0x7E, 0x79, 0x7F};
   EXPECT_EQ(frame, expected);
-  const QuantizeResult result = parse_result(payload_of(frame));
+  const Bytes payload = payload_of(frame);  // the result points into it
+  const QuantizeResult result = parse_result(payload);
   EXPECT_EQ(result.status, MXC_STATUS_OK);
   EXPECT_EQ(result.data_bytes, 2u);
   EXPECT_EQ(result.scale[0], 0x7F);
