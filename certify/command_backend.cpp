@@ -107,13 +107,8 @@ const BackendInfo& CommandBackend::info() {
 CallResult CommandBackend::run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                                const std::vector<std::uint8_t>& expected_data,
                                const std::vector<std::uint8_t>& expected_scale) {
+  if (std::optional<CallResult> unsupported = undeclared_call(config)) return *unsupported;
   CallResult result;
-  const std::string undeclared = info().undeclared(config);
-  if (!undeclared.empty()) {
-    result.outcome = Outcome::kUnsupported;
-    result.detail = "not declared: " + undeclared;
-    return result;
-  }
   // After a failure the process is gone: a fresh one, which must describe itself as before.
   if (!process_.running()) {
     try {

@@ -589,13 +589,8 @@ const BackendInfo& IsolatedBackend::info() {
 CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                                 const std::vector<std::uint8_t>& expected_data,
                                 const std::vector<std::uint8_t>& expected_scale) {
+  if (std::optional<CallResult> unsupported = undeclared_call(config)) return *unsupported;
   CallResult result;
-  const std::string undeclared = info().undeclared(config);
-  if (!undeclared.empty()) {
-    result.outcome = Outcome::kUnsupported;
-    result.detail = "not declared: " + undeclared;
-    return result;
-  }
   const std::size_t sizes[3] = {input.size() * sizeof(std::uint16_t), expected_data.size(), expected_scale.size()};
   const std::size_t needed = std::max({sizes[0], sizes[1], sizes[2]});
   constexpr std::size_t kMinimumCapacity = std::size_t{1} << 20;  // one worker serves most campaigns

@@ -95,6 +95,17 @@ class WorkerBackend {
                          const std::vector<std::uint8_t>& expected_scale) = 0;
   virtual const std::string& spec() const = 0;
   virtual std::size_t workers_started() const = 0;
+
+ protected:
+  // The not-supported result for a configuration the subject does not declare, before any call.
+  std::optional<CallResult> undeclared_call(const QuantizeConfig& config) {
+    const std::string undeclared = info().undeclared(config);
+    if (undeclared.empty()) return std::nullopt;
+    CallResult result;
+    result.outcome = Outcome::kUnsupported;
+    result.detail = "not declared: " + undeclared;
+    return result;
+  }
 };
 
 // `spec` is a built-in implementation's name (see `mxconform backends`) or a path to a shared
