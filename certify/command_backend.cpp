@@ -94,7 +94,8 @@ const BackendInfo& CommandBackend::info() {
     throw LoadError(error.what());
   }
   sandbox_ = "own session and process group, killed as a group; stdin and stdout are the subject protocol's pipes, "
-             "stderr is captured; no seccomp filter or memory limit (the command runs with the user's rights)";
+             "stderr is captured; no capabilities, no_new_privs and a seccomp filter that kills it if it signals "
+             "mxconform, its process group or every process; no memory limit (the command runs as the user)";
   BackendInfo info;
   info.name = description.name;
   info.version = description.version;

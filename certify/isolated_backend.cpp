@@ -3,9 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <seccomp.h>
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
@@ -25,6 +23,7 @@
 
 #include "call_grade.h"
 #include "mxconform/backend_params.h"
+#include "mxconform/confinement.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
 #include "mxconform/scale_layout.h"
@@ -199,32 +198,6 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
   ::signal(signal_number, SIG_DFL);  // the faulting instruction runs again and ends the worker
 }
 
-// The seccomp filter: the worker (and anything it forks) is killed when it signals a process
-// other than itself, traces or reads another process, leaves its process group, or pushes
-// characters into a terminal. Returns how the worker is confined, for the certificate.
-std::string confine_worker() {
-  const pid_t self = ::getpid();
-  scmp_filter_ctx filter = ::seccomp_init(SCMP_ACT_ALLOW);
-  if (filter == nullptr) return "own session and process group (seccomp unavailable)";
-  const std::uint32_t kill_worker = SCMP_ACT_KILL_PROCESS;
-  const auto self_arg = static_cast<scmp_datum_t>(static_cast<std::uint32_t>(self));
-  int failed = 0;
-  for (int call : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)}) {
-    failed |= ::seccomp_rule_add(filter, kill_worker, call, 1, SCMP_A0_32(SCMP_CMP_NE, self_arg));
-  }
-  for (int call : {SCMP_SYS(tkill), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd),
-                   SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(setsid),
-                   SCMP_SYS(setpgid)}) {
-    failed |= ::seccomp_rule_add(filter, kill_worker, call, 0);
-  }
-  failed |= ::seccomp_rule_add(filter, kill_worker, SCMP_SYS(ioctl), 1, SCMP_A1_64(SCMP_CMP_EQ, TIOCSTI));
-  const int loaded = failed != 0 ? -1 : ::seccomp_load(filter);
-  ::seccomp_release(filter);
-  if (loaded != 0) return "own session and process group (the seccomp filter could not be loaded)";
-  return "seccomp filter (no signals to other processes, no tracing, no leaving the process group), own session "
-         "and process group";
-}
-
 [[noreturn]] void worker_main(const std::string& spec, int request_fd, int response_fd, int stderr_fd, int memfd,
                               std::size_t capacity, const WorkerLimits& limits) {
   // 1. Its own session and process group, dead with the harness, no core dumps, bounded memory.
@@ -275,8 +248,8 @@ std::string confine_worker() {
     control->region[a] = reinterpret_cast<std::uint64_t>(region[a]);
   }
 
-  // 3. Confined before the library's constructors run.
-  const std::string sandbox = confine_worker();
+  // 3. Confined before the library's constructors run (mxconform/confinement.h).
+  const std::string sandbox = confine_subject_process(::getppid(), Confinement::kWorker);
 
   Response response{};
   const mxc_backend* backend = builtin_backend(spec);
@@ -421,6 +394,7 @@ void IsolatedBackend::start_worker(std::size_t capacity) {
     throw Error(std::string("cannot create pipes for a worker: ") + std::strerror(error));
   }
   std::fflush(nullptr);
+  shield_harness();
   pid_ = ::fork();
   if (pid_ < 0) {
     const int error = errno;

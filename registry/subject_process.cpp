@@ -19,6 +19,7 @@
 
 #include "mxconform/backend.h"
 #include "mxconform/capabilities.h"
+#include "mxconform/confinement.h"
 #include "mxconform/error.h"
 
 namespace mxconform {
@@ -153,11 +154,14 @@ void SubjectProcess::start() {
   std::vector<char*> args;
   for (std::string& word : argv_) args.push_back(word.data());
   args.push_back(nullptr);
+  shield_harness();
+  const pid_t harness = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw Error(std::string("cannot fork the subject process: ") + std::strerror(errno));
   if (pid == 0) {
     // The child: own session and process group, dead with the harness, no core dumps; stdin and
-    // stdout are the protocol's pipes, stderr the harness's capture; nothing else stays open.
+    // stdout are the protocol's pipes, stderr the harness's capture; nothing else stays open. No
+    // capabilities and a seccomp filter that keeps it from signalling the harness (confinement.h).
     ::setsid();
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     const rlimit no_core{0, 0};
@@ -166,6 +170,7 @@ void SubjectProcess::start() {
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);
     ::signal(SIGPIPE, SIG_DFL);
+    confine_subject_process(harness, Confinement::kCommand);
     ::execv(program_path_.c_str(), args.data());
     const int code = errno;
     ssize_t ignored = ::write(status_pipe[1], &code, sizeof code);

@@ -492,6 +492,25 @@ TEST(CertifyHostile, BackendSignallingMxconformIsACrash) {
   expect_outcome(run, "crash");
 }
 
+// The kernel delivers SIGIO-style signals to a pipe's owner on the worker's behalf: the worker's
+// seccomp filter must stop it at F_SETOWN, before the next request would kill mxconform.
+TEST(CertifyHostile, BackendMakingMxconformItsPipesOwnerIsACrash) {
+  const CliRun run = certify(MXCONFORM_TEST_BACKEND_SIGNAL_THROUGH_PIPE_OWNER, {"--campaign", "corpus", "--timeout", "5"});
+  expect_harness_held(run, kNotCertified);
+  expect_outcome(run, "crash");
+}
+
+// mxconform is non-dumpable while it runs workers and the worker holds no capability, so procfs
+// refuses the worker mxconform's memory and file descriptors, even when both run as root. The
+// backend is correct when it cannot reach them.
+TEST(CertifyHostile, BackendCannotReachMxconformThroughProc) {
+  const CliRun run = certify(MXCONFORM_TEST_BACKEND_REACH_HARNESS_THROUGH_PROC, {"--campaign", "corpus", "--timeout", "5"});
+  expect_harness_held(run, kCertified);
+  if (const auto report = report_of(run)) {
+    EXPECT_EQ((*report)["verdict"].as<std::string>(""), "certified") << "counted:" << counts_text(*report);
+  }
+}
+
 // The property campaign spends most of its time generating cases, between calls: that is when
 // this worker goes away, and mxconform's next request meets a closed pipe.
 TEST(CertifyHostile, WorkerGoneBetweenCallsIsACrashAndTheCampaignGoesOn) {

@@ -10,9 +10,11 @@ float8_e5m2_x4, where MODE decides what it does instead:
     wrong-size            answers with one data byte too few
     stdout-outside-frame  writes a line of text to stdout before its (correct) frame
     wrong-version         (at the handshake) claims protocol version 2
+    kills-mxconform       sends SIGKILL to its parent (mxconform)
 """
 
 import os
+import signal
 import struct
 import sys
 import time
@@ -23,7 +25,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "python"))
 import mx_numpy  # noqa: E402
 import mxc_subject as wire  # noqa: E402
 
-MODES = ("garbage", "dies-mid-frame", "hangs", "wrong-size", "stdout-outside-frame", "wrong-version")
+MODES = ("garbage", "dies-mid-frame", "hangs", "wrong-size", "stdout-outside-frame", "wrong-version",
+         "kills-mxconform")
 
 
 def main():
@@ -65,6 +68,9 @@ def main():
             wire._write_all(out, wire._result(wire.STATUS_OK, data=data[:-1], scale=scale))
         elif mode == "stdout-outside-frame":
             wire._write_all(out, b"debug: about to answer\n" + answer)
+        elif mode == "kills-mxconform":
+            os.kill(os.getppid(), signal.SIGKILL)
+            wire._write_all(out, answer)
 
 
 if __name__ == "__main__":
