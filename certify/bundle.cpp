@@ -590,7 +590,7 @@ Certificate grade_bundle(const GradeOptions& options) {
   h["shard"] = "0/1";
   h["all_knobs"] = all_knobs ? "true" : "false";
   for (const std::string& c : campaigns) h["campaigns"] += (h["campaigns"].empty() ? "" : " ") + c;
-  h["rerun"] = "mxconform grade " + bundle;
+  h["rerun"] = "mxconform grade " + shell_word(bundle);
   h["started"] = now_utc();
   for (const QuantizeConfig& c : set.configurations) certificate.configurations.push_back(knobs_text(c));
 

@@ -1,5 +1,6 @@
 #include "mxconform/safe_text.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -79,5 +80,16 @@ std::string escape(std::string_view bytes, std::size_t max_bytes, bool keep_line
 std::string safe_text(std::string_view bytes, std::size_t max_bytes) { return escape(bytes, max_bytes, false); }
 
 std::string safe_multiline_text(std::string_view bytes, std::size_t max_bytes) { return escape(bytes, max_bytes, true); }
+
+std::string shell_word(std::string_view word) {
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_./:=,+@%-").find(c) != std::string_view::npos;
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return std::string(word);
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
 
 }  // namespace mxconform

@@ -44,6 +44,15 @@ TEST(SafeText, InvisibleFormatCharactersAreShownAsHex) {
   EXPECT_EQ(safe_text("\xE2\x80\x94 \xE2\x80\xB0"), "\xE2\x80\x94 \xE2\x80\xB0");  // U+2014, U+2030
 }
 
+TEST(ShellWord, PlainWordsStayAndEverythingElseIsSingleQuoted) {
+  EXPECT_EQ(shell_word("./build/lib-x_1.so"), "./build/lib-x_1.so");
+  EXPECT_EQ(shell_word("cmd:python3 x.py"), "'cmd:python3 x.py'");
+  EXPECT_EQ(shell_word("./a$(touch${IFS}PWNED).so"), "'./a$(touch${IFS}PWNED).so'");
+  EXPECT_EQ(shell_word("a`id`;b|c&d*"), "'a`id`;b|c&d*'");
+  EXPECT_EQ(shell_word("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_word(""), "''");
+}
+
 TEST(SafeText, BackslashesAreDoubledSoEscapesAreUnambiguous) { EXPECT_EQ(safe_text("\\x41"), "\\\\x41"); }
 
 TEST(SafeText, LongTextIsCutAndTheCutIsSaid) {
