@@ -378,7 +378,8 @@ Certificate run_certification(const CertifyOptions& options) {
     return certificate;
   }
   Runner runner(options, backend, certificate);
-  const std::vector<QuantizeConfig> configs = campaign_configurations(options.knobs, options.all_knobs);
+  const std::vector<QuantizeConfig> configs =
+      campaign_configurations(options.knobs, options.all_knobs, backend.info().capabilities.fp4_lane_strides);
   for (const QuantizeConfig& c : configs) certificate.configurations.push_back(knobs_text(c));
 
   auto progress = [&](const std::string& stage, std::size_t done, std::size_t total) {

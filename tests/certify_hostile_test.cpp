@@ -480,6 +480,22 @@ TEST(CertifyHostile, ZerosAndOneNanBlockBugIsFoundAtGateForEverySeed) {
   }
 }
 
+// The gate's property campaign holds an E8M0 sweep (every E8M0 a finite block can get) and a
+// tensor of more than 128 partitions, on every configuration and for every seed.
+TEST(CertifyHostile, FaultsAtOneE8m0OrPast128PartitionsAreFoundAtGate) {
+  for (int seed = 1; seed <= 3; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const CliRun scale = certify(MXCONFORM_TEST_BACKEND_ONE_SCALE_VALUE_BUG,
+                                 {"--level", "gate", "--seed", std::to_string(seed), "--timeout", "5"});
+    expect_harness_held(scale, kNotCertified);
+    expect_outcome(scale, "wrong-result");
+    const CliRun row = certify(MXCONFORM_TEST_BACKEND_UNNAMED_ROW_PAST_128,
+                               {"--level", "gate", "--seed", std::to_string(seed), "--timeout", "5"});
+    expect_harness_held(row, kNotCertified);
+    expect_outcome(row, "write-unnamed-scale-row");
+  }
+}
+
 TEST(CertifyHostile, FailureThatDoesNotRepeatIsNondeterministic) {
   const CliRun run = certify(MXCONFORM_TEST_BACKEND_FLAKY_EVERY_50TH, {"--campaign", "corpus", "--timeout", "5"});
   expect_harness_held(run, kNotCertified);
