@@ -13,31 +13,15 @@
 #include "mxconform/backend.h"
 #include "mxconform/capabilities.h"
 #include "mxconform/error.h"
+#include "mxconform/outcome.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::certify {
 
-// What one call did. Every kind is reported as itself, never folded into another.
-enum class Outcome {
-  kPass,
-  kWrongResult,           // ran to completion, some byte differs from the oracle
-  kCrash,                 // the worker died on a signal or exited
-  kHang,                  // no answer within the per-call timeout
-  kWritePastEnd,          // wrote after the last byte of the data or scale buffer
-  kWriteBeforeStart,      // wrote before the first byte of the data or scale buffer
-  kWriteIntoInput,        // wrote into the read-only input
-  kWriteUnnamedScaleRow,  // changed a physical scale row that no slot names
-  kError,                 // returned MXC_STATUS_ERROR
-  kUnsupported,           // declared or returned unsupported: its own outcome, never a failure
-  kNondeterministic,      // failed, and the same call run again did something else
-  kProtocolError,         // a command subject answered with bytes that are not a valid frame
-  kStrayOutput,           // a command subject wrote to its stdout outside a frame
-  kWrongSize,             // a command subject answered with data or scale of the wrong size
-  kMissingOutput,         // grade: a bundle runner wrote no data or scale file for the case
-  kMalformedOutput,       // grade: an output file that is not the |u1 .npy of the case's shape
-};
-const char* name(Outcome outcome);
-bool is_failure(Outcome outcome);
+// What one call did: the one outcome type (mxconform/outcome.h), named here as certify always has.
+using mxconform::Outcome;
+using mxconform::is_failure;
+using mxconform::name;
 
 // The backend's description, as its describe() returned it.
 struct BackendInfo {

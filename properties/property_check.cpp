@@ -192,14 +192,22 @@ PropertyOutcome execute(const rc::detail::Property& rc_property, RunState& state
   outcome.shrinks = static_cast<int>(listener.path.size());
   outcome.shrink_budget_hit = state.budget_hit();
   outcome.shrink_budget_seconds = state.budget();
+  outcome.unsupported_cases = state.unsupported_cases;
   if (result.is<rc::detail::SuccessResult>()) {
     outcome.passed_cases = result.get<rc::detail::SuccessResult>().numSuccess;
     if (!outcome.replay) outcome.missed = outcome.coverage.missed(outcome.promised);
     return outcome;
   }
-  outcome.failed = true;
+  if (result.is<rc::detail::GaveUpResult>() && state.unsupported_cases > 0 &&
+      result.get<rc::detail::GaveUpResult>().numSuccess == 0) {
+    outcome.outcome = Outcome::kUnsupported;  // every case drawn was one the subject does not support
+    outcome.message = result.get<rc::detail::GaveUpResult>().description;
+    return outcome;
+  }
+  outcome.outcome = Outcome::kError;  // RapidCheck gave up or erred, unless a case failed (below)
   if (result.is<rc::detail::FailureResult>()) {
     const auto& failure = result.get<rc::detail::FailureResult>();
+    if (!state.subject_error()) outcome.outcome = Outcome::kWrongResult;
     outcome.passed_cases = failure.numSuccess;
     outcome.message = state.last_summary.empty() ? failure.description : state.last_summary;
     outcome.reproduce = reproduce_string({{outcome.id, failure.reproduce}});
@@ -221,14 +229,23 @@ std::string PropertyOutcome::report() const {
   std::ostringstream out;
   char seconds_text[32];
   std::snprintf(seconds_text, sizeof seconds_text, "%.1f s", seconds);
-  if (!failed) {
+  if (outcome == Outcome::kUnsupported) {
+    out << "property " << property << " not supported by " << subject << ": " << unsupported_cases
+        << " cases drawn, none in a configuration it supports (" << one_line(message) << ")\n";
+    return out.str();
+  }
+  if (!failed()) {
     out << "property " << property << " held for " << subject << " on " << passed_cases << " cases in " << seconds_text
         << " (" << settings << ")\n";
+    if (unsupported_cases > 0) {
+      out << unsupported_cases << " cases drawn in configurations " << subject << " does not support were skipped\n";
+    }
     if (!replay) out << coverage.table(shown, promised);
     for (CoverageClass never : missed) out << "coverage: promised class never hit: " << name(never) << "\n";
     return out.str();
   }
-  out << "property " << property << " FAILED for " << subject << " at case " << passed_cases + 1 << "\n";
+  out << "property " << property << " FAILED (" << name(outcome) << ") for " << subject << " at case "
+      << passed_cases + 1 << "\n";
   out << "  must hold " << statement << "\n";
   if (shrink_budget_hit) {
     out << "  shrinking stopped at its budget of " << shrink_budget_seconds << " s after " << shrinks
