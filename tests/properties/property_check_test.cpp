@@ -178,55 +178,5 @@ TEST(ReproduceString, RapidCheckParsesItBackThroughRcParams) {
   EXPECT_EQ(parsed, failures) << text;
 }
 
-// The scalar kernel, but declaring every configuration unsupported, or throwing from quantize.
-class Refusing final : public Subject {
- public:
-  explicit Refusing(bool throws) : throws_(throws) {}
-  std::string_view name() const override { return "refusing"; }
-  std::string_view description() const override { return "unsupported everywhere, or throws"; }
-  CpuFeatures required_features() const override { return {}; }
-  std::string unsupported_reason(const QuantizeConfig&) const override { return throws_ ? "" : "nothing here"; }
-  void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
-                std::uint8_t* scale) const override {
-    if (throws_) throw Error("kernel gave up");
-    scalar().quantize(config, input, data, scale);
-  }
-  void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const std::uint8_t* scale,
-                  float* output) const override {
-    scalar().dequantize(config, data, scale, output);
-  }
-
- private:
-  bool throws_;
-};
-
-Property<QuantizeCase> runs_the_subject(const Subject& subject) {
-  Property<QuantizeCase> property("runs", "the subject quantizes", quantize_cases(small_space()));
-  property.check = [&subject](const QuantizeCase& c) { quantize(subject, c); };
-  property.base = [](const QuantizeCase& c) -> const QuantizeCase& { return c; };
-  property.gate_cases = 10;
-  return property;
-}
-
-TEST(PropertyCheck, ASubjectThatSupportsNoCaseIsNotSupportedNeitherPassNorFail) {
-  const Refusing refusing(false);
-  const PropertyOutcome outcome =
-      run_property(runs_the_subject(refusing), refusing, RunSettings{}, "PropertyCheck.NotSupported");
-  EXPECT_EQ(outcome.outcome, Outcome::kUnsupported);
-  EXPECT_GT(outcome.unsupported_cases, 0);
-  EXPECT_EQ(outcome.passed_cases, 0);
-  EXPECT_FALSE(outcome.passed());
-  EXPECT_FALSE(outcome.failed());
-  EXPECT_NE(outcome.report().find("not supported by refusing"), std::string::npos) << outcome.report();
-}
-
-TEST(PropertyCheck, ASubjectThatThrowsIsAnErrorNotAWrongResult) {
-  const Refusing throws(true);
-  const PropertyOutcome outcome = run_property(runs_the_subject(throws), throws, RunSettings{}, "PropertyCheck.Throws");
-  EXPECT_EQ(outcome.outcome, Outcome::kError);
-  EXPECT_TRUE(outcome.failed());
-  EXPECT_NE(outcome.message.find("kernel gave up"), std::string::npos) << outcome.message;
-}
-
 }  // namespace
 }  // namespace mxconform::properties
