@@ -130,16 +130,17 @@ void require_same(const std::string& property, const Subject& subject, const std
                   const QuantizeCase& c, const Outputs& expected, const Outputs& actual, const std::string& detail) {
   if (expected == actual) return;
   Repro repro{property, std::string(subject.name()), expectation, detail, c.config, c.input, expected, actual};
-  const Difference d = first_difference(repro);
+  const Comparison comparison = compare(repro);
   std::string summary;
-  if (d.kind == Difference::Kind::kElement) {
-    summary = "element " + std::to_string(d.element) + " of block (" + std::to_string(d.block_row) + ", " +
-              std::to_string(d.block_col) + ") differs";
+  if (const Difference* d = comparison.first_data()) {
+    const ElementDifference& e = d->elements.front();
+    summary = "element " + std::to_string(e.index) + " of block (" + std::to_string(e.group) + ", " +
+              std::to_string(e.column_block) + ") differs";
   } else {
-    summary = "scale byte " + std::to_string(d.scale_byte) + " differs";
+    summary = "scale byte " + std::to_string(comparison.first_scale()->offset) + " differs";
   }
-  fail_with(std::move(repro), summary + " (" + std::to_string(d.differing_elements) + " elements, " +
-                                  std::to_string(d.differing_scale_bytes) + " scale bytes)");
+  fail_with(std::move(repro), summary + " (" + std::to_string(differing_elements(comparison)) + " elements, " +
+                                  std::to_string(comparison.scale_differences) + " scale bytes)");
 }
 
 namespace detail {
