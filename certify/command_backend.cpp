@@ -69,11 +69,7 @@ void compare(const QuantizeConfig& config, const std::vector<std::uint8_t>& expe
 }  // namespace
 
 CommandBackend::CommandBackend(std::string spec, WorkerLimits limits)
-    : spec_(std::move(spec)), limits_(limits), process_(spec_.substr(kCommandPrefix.size())) {
-  if (!std::isfinite(limits_.timeout_seconds) || limits_.timeout_seconds <= 0 || limits_.timeout_seconds > 1e6) {
-    throw Error("timeout " + std::to_string(limits_.timeout_seconds) + " s: must be a finite number of seconds above 0");
-  }
-}
+    : WorkerBackend(std::move(spec), limits), process_(spec_.substr(kCommandPrefix.size())) {}
 
 std::vector<std::string> CommandBackend::files() const {
   std::vector<std::string> out = {process_.program_path()};

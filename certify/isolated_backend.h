@@ -72,15 +72,19 @@ class WorkerBackend {
   // The subject's description; throws LoadError (a verdict) or Error (a usage error).
   virtual const BackendInfo& info() = 0;
   // How the worker is confined, known after info().
-  virtual const std::string& sandbox() const = 0;
+  const std::string& sandbox() const { return sandbox_; }
   // One quantize call, classified against the expected bytes (see IsolatedBackend::run).
   virtual CallResult run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                          const std::vector<std::uint8_t>& expected_data,
                          const std::vector<std::uint8_t>& expected_scale) = 0;
-  virtual const std::string& spec() const = 0;
+  // The subject as --backend named it.
+  const std::string& spec() const { return spec_; }
   virtual std::size_t workers_started() const = 0;
 
  protected:
+  // Throws Error unless limits.timeout_seconds is a finite number of seconds in (0, 1e6].
+  WorkerBackend(std::string spec, WorkerLimits limits);
+
   // The not-supported result for a configuration the subject does not declare, before any call.
   std::optional<CallResult> undeclared_call(const QuantizeConfig& config) {
     const std::string undeclared = info().undeclared(config);
@@ -90,6 +94,11 @@ class WorkerBackend {
     result.detail = "not declared: " + undeclared;
     return result;
   }
+
+  std::string spec_;
+  WorkerLimits limits_;
+  std::optional<BackendInfo> info_;  // set by info()
+  std::string sandbox_;              // set by info()
 };
 
 // `spec` is a built-in implementation's name (see `mxconform backends`) or a path to a shared
@@ -114,9 +123,6 @@ class IsolatedBackend final : public WorkerBackend {
   // library path names no file.
   const BackendInfo& info() override;
 
-  // How the worker is confined ("seccomp filter, own process group, ..."), known after info().
-  const std::string& sandbox() const override { return sandbox_; }
-
   // Runs one quantize call and classifies it against the expected bytes. `expected_scale` is in
   // the configured layout; for the physical layout, its rows no slot names are ignored: those
   // rows, like the data and scale bytes and the canaries before each buffer, are filled with
@@ -125,7 +131,6 @@ class IsolatedBackend final : public WorkerBackend {
                  const std::vector<std::uint8_t>& expected_data,
                  const std::vector<std::uint8_t>& expected_scale) override;
 
-  const std::string& spec() const override { return spec_; }
   std::size_t workers_started() const override { return workers_started_; }
 
  private:
@@ -140,10 +145,6 @@ class IsolatedBackend final : public WorkerBackend {
   // its process group, reaps it, and says how it ended.
   std::string reap_worker(double grace_seconds);
 
-  std::string spec_;
-  WorkerLimits limits_;
-  std::optional<BackendInfo> info_;
-  std::string sandbox_;
   pid_t pid_ = -1;
   int request_fd_ = -1;
   int response_fd_ = -1;
