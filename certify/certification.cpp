@@ -180,14 +180,14 @@ class Runner {
 
   static std::string comparison_text(const Comparison& comparison) {
     std::string text;
-    if (comparison.first_scale) {
+    if (comparison.first_scale()) {
       text += std::to_string(comparison.scale_differences) + " scale byte(s) differ, first " +
-              comparison.first_scale->to_string();
+              comparison.first_scale()->to_string();
     }
-    if (comparison.first_scale && comparison.first_data) text += "; ";
-    if (comparison.first_data) {
+    if (comparison.first_scale() && comparison.first_data()) text += "; ";
+    if (comparison.first_data()) {
       text += std::to_string(comparison.data_differences) + " data byte(s) differ, first " +
-              comparison.first_data->to_string();
+              comparison.first_data()->to_string();
     }
     return text;
   }

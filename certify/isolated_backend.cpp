@@ -25,34 +25,11 @@
 #include "mxconform/backend_params.h"
 #include "mxconform/confinement.h"
 #include "mxconform/error.h"
+#include "mxconform/process_watch.h"
 #include "mxconform/registry.h"
 #include "mxconform/scale_layout.h"
 
 namespace mxconform::certify {
-
-const char* name(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kPass: return "pass";
-    case Outcome::kWrongResult: return "wrong-result";
-    case Outcome::kCrash: return "crash";
-    case Outcome::kHang: return "hang";
-    case Outcome::kWritePastEnd: return "write-past-end";
-    case Outcome::kWriteBeforeStart: return "write-before-start";
-    case Outcome::kWriteIntoInput: return "write-into-input";
-    case Outcome::kWriteUnnamedScaleRow: return "write-unnamed-scale-row";
-    case Outcome::kError: return "error";
-    case Outcome::kUnsupported: return "not-supported";
-    case Outcome::kNondeterministic: return "nondeterministic";
-    case Outcome::kProtocolError: return "protocol-error";
-    case Outcome::kStrayOutput: return "stray-output";
-    case Outcome::kWrongSize: return "wrong-size";
-    case Outcome::kMissingOutput: return "missing-output";
-    case Outcome::kMalformedOutput: return "malformed-output";
-  }
-  return "?";
-}
-
-bool is_failure(Outcome outcome) { return outcome != Outcome::kPass && outcome != Outcome::kUnsupported; }
 
 namespace {
 
@@ -331,20 +308,6 @@ std::string signal_text(int sig) {
   return out;
 }
 
-double monotonic_seconds() {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
-// True when `pid` has ended (without reaping it).
-bool worker_has_ended(pid_t pid) {
-  siginfo_t info{};
-  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-}
-
-void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
 constexpr std::size_t kStderrKept = 4096;  // bytes of a call's stderr kept for its report
 constexpr double kGraceSeconds = 0.5;      // for a worker whose pipes closed to end by itself
 
@@ -357,10 +320,13 @@ const mxc_backend* builtin_backend(const std::string& name) {
   return &kBuiltinTable;
 }
 
-IsolatedBackend::IsolatedBackend(std::string spec, WorkerLimits limits) : spec_(std::move(spec)), limits_(limits) {
+WorkerBackend::WorkerBackend(std::string spec, WorkerLimits limits) : spec_(std::move(spec)), limits_(limits) {
   if (!std::isfinite(limits_.timeout_seconds) || limits_.timeout_seconds <= 0 || limits_.timeout_seconds > 1e6) {
     throw Error("timeout " + std::to_string(limits_.timeout_seconds) + " s: must be a finite number of seconds above 0");
   }
+}
+
+IsolatedBackend::IsolatedBackend(std::string spec, WorkerLimits limits) : WorkerBackend(std::move(spec), limits) {
   // A worker that dies between calls must not take the harness with it on the next write.
   ::signal(SIGPIPE, SIG_IGN);
 }
@@ -422,7 +388,7 @@ std::string IsolatedBackend::reap_worker(double grace_seconds) {
   if (pid_ > 0) {
     // A worker whose pipes just closed may be a moment away from its end: let it say how it ended
     // before killing it.
-    for (const double until = monotonic_seconds() + grace_seconds; !worker_has_ended(pid_) && monotonic_seconds() < until;) {
+    for (const double until = monotonic_seconds() + grace_seconds; !process_has_ended(pid_) && monotonic_seconds() < until;) {
       if (pid_fd_ >= 0) {
         pollfd ended{pid_fd_, POLLIN, 0};
         ::poll(&ended, 1, static_cast<int>(std::ceil(grace_seconds * 1000)));
@@ -496,7 +462,7 @@ IsolatedBackend::Wait IsolatedBackend::transfer(bool to_worker, void* buffer, st
     if (fds[1].revents != 0) drain_stderr();
     if (fds[0].revents & (POLLIN | POLLOUT)) continue;
     if (fds[0].revents & (POLLERR | POLLHUP)) return Wait::kBroken;
-    const bool died = count == 3 ? fds[2].revents != 0 : worker_has_ended(pid_);
+    const bool died = count == 3 ? fds[2].revents != 0 : process_has_ended(pid_);
     if (died) {
       // Its last words may still be in the pipe.
       if (!to_worker) {
