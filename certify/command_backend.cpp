@@ -91,7 +91,7 @@ CallResult CommandBackend::run(const QuantizeConfig& config, const std::vector<s
     return result;
   }
   if (answered.status == MXC_STATUS_UNSUPPORTED) {
-    result.outcome = Outcome::kUnsupported;
+    result.outcome = Outcome::kRefused;
     result.detail = "declared, but returned unsupported: " + answered.message;
     return result;
   }

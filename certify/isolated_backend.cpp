@@ -662,7 +662,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
     return result;
   }
   if (response.status == MXC_STATUS_UNSUPPORTED) {
-    result.outcome = Outcome::kUnsupported;
+    result.outcome = Outcome::kRefused;
     result.detail = "declared, but returned unsupported: " + field_text(response.message);
     return result;
   }

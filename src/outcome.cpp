@@ -20,6 +20,7 @@ const char* name(Outcome outcome) {
     case Outcome::kWrongSize: return "wrong-size";
     case Outcome::kMissingOutput: return "missing-output";
     case Outcome::kMalformedOutput: return "malformed-output";
+    case Outcome::kRefused: return "refused";
   }
   return "?";
 }

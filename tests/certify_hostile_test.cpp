@@ -496,6 +496,16 @@ TEST(CertifyHostile, FaultsAtOneE8m0OrPast128PartitionsAreFoundAtGate) {
   }
 }
 
+// Unsupported is an answer for configurations a backend does not declare, never a way around
+// the cases of a declared one.
+TEST(CertifyHostile, DeclaredThenUnsupportedIsRefusedAndFails) {
+  const CliRun run = certify(MXCONFORM_TEST_BACKEND_REFUSES_SPECIAL_BLOCKS, {"--campaign", "corpus", "--timeout", "5"});
+  expect_harness_held(run, kNotCertified);
+  if (const auto report = expect_outcome(run, "refused")) {
+    EXPECT_GT(outcome_counts(*report)["pass"], 0u) << "the cases without NaN or Inf pass";
+  }
+}
+
 TEST(CertifyHostile, FailureThatDoesNotRepeatIsNondeterministic) {
   const CliRun run = certify(MXCONFORM_TEST_BACKEND_FLAKY_EVERY_50TH, {"--campaign", "corpus", "--timeout", "5"});
   expect_harness_held(run, kNotCertified);

@@ -72,7 +72,9 @@ enum mxc_block_shape {
 
 enum mxc_status {
   MXC_STATUS_OK = 0,          /* every data byte and every named scale row written */
-  MXC_STATUS_UNSUPPORTED = 1, /* this configuration is not implemented; nothing written */
+  MXC_STATUS_UNSUPPORTED = 1, /* this configuration is not implemented; nothing written. mxconform
+                               * calls only declared configurations: UNSUPPORTED for one of them
+                               * is the outcome "refused", a failure */
   MXC_STATUS_ERROR = 2        /* failed; `message` says why */
 };
 

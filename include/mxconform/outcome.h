@@ -14,13 +14,15 @@ enum class Outcome {
   kWriteIntoInput,        // wrote into the read-only input
   kWriteUnnamedScaleRow,  // changed a physical scale row that no slot names
   kError,                 // returned MXC_STATUS_ERROR, or the subject threw
-  kUnsupported,           // declared or returned unsupported: its own outcome, never a failure
+  kUnsupported,           // not declared (or not supported, in-process): its own outcome, never a failure
   kNondeterministic,      // failed, and the same call run again did something else
   kProtocolError,         // a command subject answered with bytes that are not a valid frame
   kStrayOutput,           // a command subject wrote to its stdout outside a frame
   kWrongSize,             // a command subject answered with data or scale of the wrong size
   kMissingOutput,         // grade: a bundle runner wrote no data or scale file for the case
   kMalformedOutput,       // grade: an output file that is not the |u1 .npy of the case's shape
+  kRefused,               // declared the configuration, then returned unsupported for this case: a
+                          // failure, or a backend could skip every case it would get wrong
 };
 // "pass", "wrong-result", "not-supported", ...: lower case, hyphenated, stable.
 const char* name(Outcome outcome);
