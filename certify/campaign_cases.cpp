@@ -10,6 +10,7 @@
 #include "exhaustive_campaign.h"
 #include "mxconform/error.h"
 #include "oracle.h"
+#include "profile_campaign.h"
 
 namespace mxconform::certify {
 
@@ -223,6 +224,19 @@ void for_each_property_case(const QuantizeConfig& config, Level level, std::uint
     const std::size_t window = 2 * static_cast<std::size_t>(std::max<std::uint32_t>(1, out.config.fp4_lane_stride));
     if ((out.config.partitions * out.config.free) % window != 0) out.config.fp4_lane_stride = 0;
     out.input = std::move(cases[i].input);
+    oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
+    visit(out);
+  }
+}
+
+void for_each_profile_case(const QuantizeConfig& config, Level level, std::uint64_t seed, const CaseVisitor& visit) {
+  const std::uint64_t config_seed = seed * 1000003u + std::hash<std::string>{}(knobs_text(config));
+  for (ProfileCase& c : profile_cases(config, config_seed, property_cases_per_config(level))) {
+    CampaignCase out;
+    out.campaign = "properties";
+    out.id = std::move(c.id);
+    out.config = c.config;
+    out.input = std::move(c.input);
     oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
     visit(out);
   }
