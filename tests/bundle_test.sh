@@ -223,6 +223,8 @@ expect_status 1 "an entry's profile edited" "$mx" grade "$work/ocp-bad"
 expect_output "entry's profile named" "case c000000: field 'profile' is 'torchao-ceil'"
 expect_status 1 "export with an unknown profile" "$mx" export --profile ocp-ceiling --out "$work/none"
 expect_output "unknown profile listed" "--profile: unknown profile 'ocp-ceiling'; expected one of neuron"
+expect_status 1 "export with a block shape the profile does not admit" "$mx" export --block-shape 1x32 --out "$work/none"
+expect_output "admitted shapes listed" "--block-shape 1x32: profile neuron admits 8x4"
 
 # 7c. fingerprint offline: the deciding cases as a bundle, the device's outputs read back.
 expect_status 0 "fingerprint --export-bundle" "$mx" fingerprint --export-bundle "$work/fp"
