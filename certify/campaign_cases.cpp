@@ -32,11 +32,10 @@ Level parse_level(const std::string& text) {
 
 namespace {
 
-// Whether the configuration's profile admits its dtypes and knobs (validated on one block).
+// Whether the configuration's profile admits its dtypes and knobs (validated on the profile
+// campaign's shape: one block, or four side by side for an x4 dtype under 32x1).
 bool profile_admits(QuantizeConfig config) {
-  const BlockExtent block = extent(config.block_shape);
-  config.partitions = block.rows;
-  config.free = block.cols;
+  campaign_shape(config);
   try {
     validate(config);
     return true;
