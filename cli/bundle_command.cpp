@@ -32,7 +32,8 @@ int run_export(int argc, char** argv) {
   knob_flags.add_to(app, "");
   app.add_flag("--all-knobs", options.all_knobs, "Every knob combination, as certify --all-knobs");
   std::vector<std::string> campaigns;
-  app.add_option("--campaign", campaigns, "Export only these campaigns: corpus, exhaustive, properties (repeatable)");
+  app.add_option("--campaign", campaigns, "Export only these campaigns: corpus, exhaustive, properties (repeatable); or "
+                                        "fingerprint alone, the deciding cases of `mxconform fingerprint`");
   app.add_option("--corpus", options.corpus_paths, "Corpus files or directories (default: mxconform's corpus)");
   app.add_flag("--force", options.force, "Write into a directory that is not empty, over the bundle files in it");
   if (const std::optional<int> status = parse_command_line(app, argc, argv, "export")) return *status;
