@@ -650,7 +650,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
     h["block_shape"] = name(knobs.block_shape);
   }
   for (const std::string& c : campaigns) h["campaigns"] += (h["campaigns"].empty() ? "" : " ") + c;
-  h["rerun"] = "mxconform grade " + bundle;
+  h["rerun"] = "mxconform grade " + shell_word(bundle);
   h["started"] = now_utc();
   for (const QuantizeConfig& c : set.configurations) certificate.configurations.push_back(knobs_text(c));
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "mxconform/error.h"
 #include "oracle.h"
 #include "profile_campaign.h"
+#include "sweep_cases.h"
 
 namespace mxconform::certify {
 
@@ -44,9 +46,46 @@ bool profile_admits(QuantizeConfig config) {
   }
 }
 
+// The smallest F' >= F, a multiple of 4, with (P * F') % (2 * stride) == 0: the shape an FP4
+// lane stride needs (backend.h: mxconform never passes another).
+std::size_t free_for_stride(std::size_t partitions, std::size_t free, std::uint32_t stride) {
+  const std::size_t window = 2 * static_cast<std::size_t>(stride);
+  const std::size_t step = std::lcm<std::size_t>(4, window / std::gcd(window, partitions));
+  return (free + step - 1) / step * step;
+}
+
+// The strides --all-knobs crosses with every other knob; a backend's other declared strides get
+// one configuration each (declared_strides).
+constexpr std::uint32_t kCrossedStrides[] = {0, 1, 2, 4, 8};
+// Bit 63 of fp4_lane_strides stands for every stride of 63 and above: these two stand for it.
+constexpr std::uint32_t kStridesForBit63[] = {63, 128};
+
 }  // namespace
 
-std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs, bool all_knobs) {
+void check_campaign_lane_stride(std::uint32_t stride) {
+  if (stride > kMaxCampaignLaneStride) {
+    throw Error("lane stride " + std::to_string(stride) + ": the campaigns cover strides 0 to " +
+                std::to_string(kMaxCampaignLaneStride) + " (a stride s needs tensors of a multiple of 2s elements)");
+  }
+}
+
+bool widen_for_stride(QuantizeConfig& config, std::vector<std::uint16_t>& input) {
+  if (!is_fp4(config.output) || config.fp4_lane_stride == 0) return false;
+  const std::size_t wider = free_for_stride(config.partitions, config.free, config.fp4_lane_stride);
+  if (wider == config.free) return false;
+  std::vector<std::uint16_t> widened(config.partitions * wider, 0);  // +0 in both input dtypes
+  for (std::size_t row = 0; row < config.partitions; ++row) {
+    std::copy_n(input.begin() + static_cast<std::ptrdiff_t>(row * config.free), config.free,
+                widened.begin() + static_cast<std::ptrdiff_t>(row * wider));
+  }
+  config.free = wider;
+  input = std::move(widened);
+  return true;
+}
+
+std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs, bool all_knobs,
+                                                    std::uint64_t declared_strides) {
+  check_campaign_lane_stride(knobs.fp4_lane_stride);
   std::vector<QuantizeConfig> out;
   if (knobs.profile != ProfileId::kNeuron) {
     // Another profile: its own knob values (apply_profile), every dtype it admits.
@@ -80,7 +119,7 @@ std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs,
           c.scale_layout = layout;
           if (is_fp4(dtype.id)) {
             for (int parity : {1, 0}) {
-              for (std::uint32_t stride : {0u, 1u, 2u, 4u, 8u}) {
+              for (std::uint32_t stride : kCrossedStrides) {
                 c.fp4_high_parity = parity;
                 c.fp4_lane_stride = stride;
                 out.push_back(c);
@@ -94,6 +133,28 @@ std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs,
               out.push_back(c);
             }
           }
+        }
+      }
+    }
+  }
+  // Every other stride the backend declares, once per input dtype and FP4 dtype, with `knobs`'
+  // other values: a stride's own bug cannot hide behind the crossed ones.
+  if (all_knobs) {
+    std::vector<std::uint32_t> strides;
+    for (std::uint32_t bit = 0; bit < 63; ++bit) {
+      if ((declared_strides >> bit & 1) != 0) strides.push_back(bit);
+    }
+    if ((declared_strides >> 63 & 1) != 0) strides.insert(strides.end(), std::begin(kStridesForBit63), std::end(kStridesForBit63));
+    for (std::uint32_t stride : strides) {
+      if (std::find(std::begin(kCrossedStrides), std::end(kCrossedStrides), stride) != std::end(kCrossedStrides)) continue;
+      for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
+        for (const OutputDtypeInfo& dtype : output_dtypes()) {
+          if (!is_fp4(dtype.id)) continue;
+          QuantizeConfig c = knobs;
+          c.input = input;
+          c.output = dtype.id;
+          c.fp4_lane_stride = stride;
+          out.push_back(c);
         }
       }
     }
@@ -191,9 +252,14 @@ void for_each_exhaustive_case(const QuantizeConfig& config, Level level, const C
       out.config.fp4_lane_stride = config.fp4_lane_stride;
       out.config.fp4_high_parity = config.fp4_high_parity;
       out.config.scale_layout = config.scale_layout;  // one partition group: both layouts are one row
-      out.expected_data = pack_codes(out.config, t.codes);
-      out.expected_scale = std::move(t.expected_scale);
       out.input = std::move(t.input);
+      if (widen_for_stride(out.config, out.input)) {
+        // Zero columns appended for the stride: zero blocks, whose bytes the oracle gives.
+        oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
+      } else {
+        out.expected_data = pack_codes(out.config, t.codes);
+        out.expected_scale = std::move(t.expected_scale);
+      }
       visit(out);
     }
   }
@@ -202,6 +268,9 @@ void for_each_exhaustive_case(const QuantizeConfig& config, Level level, const C
 void for_each_property_case(const QuantizeConfig& config, Level level, std::uint64_t seed, const CaseVisitor& visit) {
   const std::uint64_t config_seed = seed * 1000003u + std::hash<std::string>{}(knobs_text(config));
   std::vector<properties::QuantizeCase> cases = properties::class_cases(config, config_seed);
+  // Every E8M0 a finite block can get, and a tensor larger than the generators draw.
+  cases.push_back(properties::e8m0_sweep_case(config, config_seed));
+  cases.push_back(properties::large_tensor_case(config, config_seed));
   properties::CaseSpace space;
   space.outputs = {config.output};
   space.max_block_rows = 16;
@@ -220,9 +289,8 @@ void for_each_property_case(const QuantizeConfig& config, Level level, std::uint
     out.config = config;
     out.config.partitions = cases[i].config.partitions;
     out.config.free = cases[i].config.free;
-    const std::size_t window = 2 * static_cast<std::size_t>(std::max<std::uint32_t>(1, out.config.fp4_lane_stride));
-    if ((out.config.partitions * out.config.free) % window != 0) out.config.fp4_lane_stride = 0;
     out.input = std::move(cases[i].input);
+    widen_for_stride(out.config, out.input);
     oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
     visit(out);
   }

@@ -36,9 +36,23 @@ struct CampaignCase {
 using CaseVisitor = std::function<void(const CampaignCase&)>;
 
 // The configurations certified: `knobs` for each input and output dtype (FP8 with stride 0 and
-// parity 1), or with `all_knobs` every EMAX mode, scale layout, FP8 NaN policy and FP4 stride
-// and parity. Shapes are left 0.
-std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs, bool all_knobs);
+// parity 1), or with `all_knobs` every EMAX mode, scale layout, FP8 NaN policy, FP4 parity and
+// the FP4 strides 0, 1, 2, 4 and 8 crossed, and then every other stride set in `declared_strides`
+// (mxc_backend_info's mask; bit 63 as strides 63 and 128) once per input dtype with `knobs`.
+// Shapes are left 0. Throws Error for a stride above kMaxCampaignLaneStride.
+std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs, bool all_knobs,
+                                                    std::uint64_t declared_strides = 0);
+
+// The largest FP4 lane stride the campaigns take: a stride s needs tensors of a multiple of 2s
+// elements, and every campaign tensor is widened to one.
+inline constexpr std::uint32_t kMaxCampaignLaneStride = 4096;
+// Error naming the limit when `stride` is above it.
+void check_campaign_lane_stride(std::uint32_t stride);
+
+// For FP4 with a lane stride the shape does not allow ((P*F) % (2*stride) != 0): appends zero
+// columns to every row of `input` until it does, updating config.free, and returns true. The
+// expected bytes must then come from the oracle. Otherwise changes nothing and returns false.
+bool widen_for_stride(QuantizeConfig& config, std::vector<std::uint16_t>& input);
 
 // A configuration's dtypes and knobs without its shape, the key certificates tally by:
 // "input=bfloat16 output=float8_e4m3fn emax_mode=emax fp8_nan=canonical scale_layout=physical".
@@ -60,8 +74,10 @@ void for_each_corpus_case(const std::vector<corpus::CorpusCase>& loaded, const C
 void for_each_exhaustive_case(const QuantizeConfig& config, Level level, const CaseVisitor& visit);
 
 // The generated property cases for one configuration: first one case per coverage class the
-// configuration promises, then the property suite's generators up to the level's count (gate 24,
-// nightly 400, soak 4000), all seeded from `seed` and knobs_text(config).
+// configuration promises, an E8M0 sweep and a large tensor (sweep_cases.h), then the property
+// suite's generators up to the level's count (gate 24, nightly 400, soak 4000), all seeded from
+// `seed` and knobs_text(config). A lane stride the shape does not allow widens the tensor
+// (widen_for_stride).
 void for_each_property_case(const QuantizeConfig& config, Level level, std::uint64_t seed, const CaseVisitor& visit);
 
 // The profile campaign for one configuration of a profile other than neuron (profile_campaign.h),

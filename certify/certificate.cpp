@@ -24,7 +24,9 @@
 
 #include "certification.h"
 #include "failure_groups.h"
+#include "certificate_seal.h"
 #include "mxconform/error.h"
+#include "mxconform/input_file.h"
 #include "mxconform/safe_text.h"
 
 namespace mxconform::certify {
@@ -235,7 +237,8 @@ void check_consistency(const Certificate& certificate) {
 // The top-level keys that are not header lines.
 const std::set<std::string>& body_keys() {
   static const std::set<std::string> keys = {"mxconform_certificate", "cases", "configurations", "coverage",
-                                             "coverage_missed", "results", "failures", "failure_groups"};
+                                             "coverage_missed", "results", "failures", "failure_groups",
+                                             "integrity"};
   return keys;
 }
 
@@ -531,7 +534,7 @@ std::string to_yaml(const Certificate& certificate) {
   }
   out << YAML::EndSeq << YAML::EndMap;
   if (!out.good()) throw Error("certificate: YAML emitter: " + out.GetLastError());
-  return std::string(out.c_str()) + "\n";
+  return sealed(std::string(out.c_str()) + "\n");
 }
 
 std::string to_junit(const Certificate& certificate) {
@@ -626,16 +629,23 @@ std::string to_junit(const Certificate& certificate) {
 
 Certificate read_certificate(const std::string& path) {
   const std::string who = safe_text(path);
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const Error& error) {
+    std::string reason = error.what();  // "<path>: <reason>"
+    if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
+    throw Error(who + ": cannot read the certificate: " + reason);
+  }
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw Error(who + ": cannot read the certificate");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& error) {
     throw Error(who + ": not a certificate: " + error.what());
   }
   try {
     Certificate certificate = certificate_from(root);
+    unsealed(text);  // after the rules above, so that a broken rule is named as itself
     certificate.source = path;
     return certificate;
   } catch (const Error& error) {

@@ -179,14 +179,14 @@ class Runner {
 
   static std::string comparison_text(const Comparison& comparison) {
     std::string text;
-    if (comparison.first_scale) {
+    if (comparison.first_scale()) {
       text += std::to_string(comparison.scale_differences) + " scale byte(s) differ, first " +
-              comparison.first_scale->to_string();
+              comparison.first_scale()->to_string();
     }
-    if (comparison.first_scale && comparison.first_data) text += "; ";
-    if (comparison.first_data) {
+    if (comparison.first_scale() && comparison.first_data()) text += "; ";
+    if (comparison.first_data()) {
       text += std::to_string(comparison.data_differences) + " data byte(s) differ, first " +
-              comparison.first_data->to_string();
+              comparison.first_data()->to_string();
     }
     return text;
   }
@@ -292,16 +292,22 @@ void fill_header(const CertifyOptions& options, WorkerBackend& backend, const st
                                  (k.profile == ProfileId::kNeuron ? std::string()
                                                                   : " --profile " + std::string(name(k.profile)) +
                                                                         " --block-shape " + std::string(name(k.block_shape)));
-  // A command has blanks: quoted for a shell, ' as '\''.
-  std::string backend_word = options.backend;
-  if (backend_word.find_first_of(" \t'\"") != std::string::npos) {
-    std::string quoted = "'";
-    for (char c : backend_word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    backend_word = quoted + "'";
+  // Every word a user or a backend chose is quoted for a shell (shell_word): pasting the line
+  // runs the same certification and nothing else.
+  std::string corpus_flags;
+  bool builtin_corpus = false;
+  for (const std::string& path : options.corpus_paths) {
+    if (path == default_corpus_directory()) {
+      builtin_corpus = true;
+    } else {
+      corpus_flags += " --corpus " + shell_word(path);
+    }
   }
-  h["rerun"] = "mxconform certify --backend " + backend_word + " --level " + name(options.level) + " --seed " +
-               std::to_string(options.seed) + (options.all_knobs ? " --all-knobs" : knob_flags) + " --shard " +
-               std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) + campaign_flags;
+  if (!builtin_corpus && !options.corpus_paths.empty()) corpus_flags += " --only-corpus";
+  h["rerun"] = "mxconform certify --backend " + shell_word(options.backend) + " --level " + name(options.level) +
+               " --seed " + std::to_string(options.seed) + (options.all_knobs ? " --all-knobs" : knob_flags) +
+               " --shard " + std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) +
+               campaign_flags + corpus_flags;
   h["started"] = now_utc();
 }
 
@@ -367,7 +373,8 @@ Certificate run_certification(const CertifyOptions& options) {
     return certificate;
   }
   Runner runner(options, backend, certificate);
-  const std::vector<QuantizeConfig> configs = campaign_configurations(options.knobs, options.all_knobs);
+  const std::vector<QuantizeConfig> configs =
+      campaign_configurations(options.knobs, options.all_knobs, backend.info().capabilities.fp4_lane_strides);
   for (const QuantizeConfig& c : configs) certificate.configurations.push_back(knobs_text(c));
 
   auto progress = [&](const std::string& stage, std::size_t done, std::size_t total) {

@@ -2,20 +2,12 @@
 
 #include <sys/stat.h>
 
-#include <cmath>
-#include <cstdio>
-
+#include "call_grade.h"
 #include "mxconform/backend.h"
 #include "mxconform/error.h"
 
 namespace mxconform::certify {
 namespace {
-
-std::string hex_byte(std::uint8_t value) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%02X", value);
-  return text;
-}
 
 Outcome outcome_of(ExchangeEnd end) {
   switch (end) {
@@ -28,52 +20,10 @@ Outcome outcome_of(ExchangeEnd end) {
   return Outcome::kCrash;
 }
 
-// The first byte that differs from the expected ones, or a changed unnamed scale row; kPass
-// when every byte matches.
-void compare(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,
-             const std::vector<std::uint8_t>& expected_scale, CallResult& result) {
-  const Geometry g = geometry(config);
-  const std::vector<bool> named = named_scale_rows(config);
-  for (std::size_t i = 0; i < result.scale.size(); ++i) {
-    const std::size_t row = i / g.block_cols;
-    if (named[row]) continue;
-    if (result.scale[i] != 0) {
-      result.outcome = Outcome::kWriteUnnamedScaleRow;
-      result.site = "scale " + std::to_string(i);
-      result.detail = "scale row " + std::to_string(row) + " (no slot names it) byte " + std::to_string(i % g.block_cols) +
-                      " is " + hex_byte(result.scale[i]) + ", not 0";
-      return;
-    }
-  }
-  for (std::size_t i = 0; i < expected_scale.size(); ++i) {
-    if (named[i / g.block_cols] && result.scale[i] != expected_scale[i]) {
-      result.outcome = Outcome::kWrongResult;
-      result.site = "scale " + std::to_string(i);
-      result.detail = "scale byte " + std::to_string(i) + " (row " + std::to_string(i / g.block_cols) + ", block column " +
-                      std::to_string(i % g.block_cols) + "): expected " + hex_byte(expected_scale[i]) + ", actual " +
-                      hex_byte(result.scale[i]);
-      return;
-    }
-  }
-  for (std::size_t i = 0; i < expected_data.size(); ++i) {
-    if (result.data[i] != expected_data[i]) {
-      result.outcome = Outcome::kWrongResult;
-      result.site = "data " + std::to_string(i);
-      result.detail = "data byte " + std::to_string(i) + ": expected " + hex_byte(expected_data[i]) + ", actual " +
-                      hex_byte(result.data[i]);
-      return;
-    }
-  }
-}
-
 }  // namespace
 
 CommandBackend::CommandBackend(std::string spec, WorkerLimits limits)
-    : spec_(std::move(spec)), limits_(limits), process_(spec_.substr(kCommandPrefix.size())) {
-  if (!std::isfinite(limits_.timeout_seconds) || limits_.timeout_seconds <= 0 || limits_.timeout_seconds > 1e6) {
-    throw Error("timeout " + std::to_string(limits_.timeout_seconds) + " s: must be a finite number of seconds above 0");
-  }
-}
+    : WorkerBackend(std::move(spec), limits), process_(spec_.substr(kCommandPrefix.size())) {}
 
 std::vector<std::string> CommandBackend::files() const {
   std::vector<std::string> out = {process_.program_path()};
@@ -94,7 +44,8 @@ const BackendInfo& CommandBackend::info() {
     throw LoadError(error.what());
   }
   sandbox_ = "own session and process group, killed as a group; stdin and stdout are the subject protocol's pipes, "
-             "stderr is captured; no seccomp filter or memory limit (the command runs with the user's rights)";
+             "stderr is captured; no capabilities, no_new_privs and a seccomp filter that kills it if it signals "
+             "mxconform, its process group or every process; no memory limit (the command runs as the user)";
   BackendInfo info;
   info.name = description.name;
   info.version = description.version;
@@ -159,7 +110,12 @@ CallResult CommandBackend::run(const QuantizeConfig& config, const std::vector<s
   }
   result.data.assign(answered.data, answered.data + answered.data_bytes);
   result.scale.assign(answered.scale, answered.scale + answered.scale_bytes);
-  compare(config, expected_data, expected_scale, result);
+  // The rows no slot names: the subject protocol has the subject leave them 0.
+  const std::vector<std::uint8_t> unnamed_rows(result.scale.size(), 0);
+  const CallGrade grade = grade_call(config, expected_data, expected_scale, unnamed_rows.data(), result.data, result.scale);
+  result.outcome = grade.outcome;
+  result.site = grade.site;
+  result.detail = grade.detail;
   return result;
 }
 

@@ -23,24 +23,18 @@ class CommandBackend final : public WorkerBackend {
   // protocol, speaks another protocol version or declares bits that name no value; Error when
   // the program cannot be run.
   const BackendInfo& info() override;
-  const std::string& sandbox() const override { return sandbox_; }
   // Data and scale as the subject returned them, against the expected bytes. In the physical
   // layout the rows no slot names must be 0, as `mxconform quantize` writes them.
   CallResult run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                  const std::vector<std::uint8_t>& expected_data,
                  const std::vector<std::uint8_t>& expected_scale) override;
-  const std::string& spec() const override { return spec_; }
   std::size_t workers_started() const override { return process_.processes_started(); }
 
   // The program the command runs and the files its arguments name: for the certificate's digests.
   std::vector<std::string> files() const;
 
  private:
-  std::string spec_;
-  WorkerLimits limits_;
   SubjectProcess process_;
-  std::optional<BackendInfo> info_;
-  std::string sandbox_;
 };
 
 // The worker kind `spec` names: CommandBackend for "cmd:...", IsolatedBackend otherwise.

@@ -3,9 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <seccomp.h>
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
@@ -25,35 +23,13 @@
 
 #include "call_grade.h"
 #include "mxconform/backend_params.h"
+#include "mxconform/confinement.h"
 #include "mxconform/error.h"
+#include "mxconform/process_watch.h"
 #include "mxconform/registry.h"
 #include "mxconform/scale_layout.h"
 
 namespace mxconform::certify {
-
-const char* name(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kPass: return "pass";
-    case Outcome::kWrongResult: return "wrong-result";
-    case Outcome::kCrash: return "crash";
-    case Outcome::kHang: return "hang";
-    case Outcome::kWritePastEnd: return "write-past-end";
-    case Outcome::kWriteBeforeStart: return "write-before-start";
-    case Outcome::kWriteIntoInput: return "write-into-input";
-    case Outcome::kWriteUnnamedScaleRow: return "write-unnamed-scale-row";
-    case Outcome::kError: return "error";
-    case Outcome::kUnsupported: return "not-supported";
-    case Outcome::kNondeterministic: return "nondeterministic";
-    case Outcome::kProtocolError: return "protocol-error";
-    case Outcome::kStrayOutput: return "stray-output";
-    case Outcome::kWrongSize: return "wrong-size";
-    case Outcome::kMissingOutput: return "missing-output";
-    case Outcome::kMalformedOutput: return "malformed-output";
-  }
-  return "?";
-}
-
-bool is_failure(Outcome outcome) { return outcome != Outcome::kPass && outcome != Outcome::kUnsupported; }
 
 namespace {
 
@@ -199,32 +175,6 @@ void on_fault(int signal_number, siginfo_t* info, void*) {
   ::signal(signal_number, SIG_DFL);  // the faulting instruction runs again and ends the worker
 }
 
-// The seccomp filter: the worker (and anything it forks) is killed when it signals a process
-// other than itself, traces or reads another process, leaves its process group, or pushes
-// characters into a terminal. Returns how the worker is confined, for the certificate.
-std::string confine_worker() {
-  const pid_t self = ::getpid();
-  scmp_filter_ctx filter = ::seccomp_init(SCMP_ACT_ALLOW);
-  if (filter == nullptr) return "own session and process group (seccomp unavailable)";
-  const std::uint32_t kill_worker = SCMP_ACT_KILL_PROCESS;
-  const auto self_arg = static_cast<scmp_datum_t>(static_cast<std::uint32_t>(self));
-  int failed = 0;
-  for (int call : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)}) {
-    failed |= ::seccomp_rule_add(filter, kill_worker, call, 1, SCMP_A0_32(SCMP_CMP_NE, self_arg));
-  }
-  for (int call : {SCMP_SYS(tkill), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd),
-                   SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(setsid),
-                   SCMP_SYS(setpgid)}) {
-    failed |= ::seccomp_rule_add(filter, kill_worker, call, 0);
-  }
-  failed |= ::seccomp_rule_add(filter, kill_worker, SCMP_SYS(ioctl), 1, SCMP_A1_64(SCMP_CMP_EQ, TIOCSTI));
-  const int loaded = failed != 0 ? -1 : ::seccomp_load(filter);
-  ::seccomp_release(filter);
-  if (loaded != 0) return "own session and process group (the seccomp filter could not be loaded)";
-  return "seccomp filter (no signals to other processes, no tracing, no leaving the process group), own session "
-         "and process group";
-}
-
 [[noreturn]] void worker_main(const std::string& spec, int request_fd, int response_fd, int stderr_fd, int memfd,
                               std::size_t capacity, const WorkerLimits& limits) {
   // 1. Its own session and process group, dead with the harness, no core dumps, bounded memory.
@@ -275,8 +225,8 @@ std::string confine_worker() {
     control->region[a] = reinterpret_cast<std::uint64_t>(region[a]);
   }
 
-  // 3. Confined before the library's constructors run.
-  const std::string sandbox = confine_worker();
+  // 3. Confined before the library's constructors run (mxconform/confinement.h).
+  const std::string sandbox = confine_subject_process(::getppid(), Confinement::kWorker);
 
   Response response{};
   const mxc_backend* backend = builtin_backend(spec);
@@ -358,20 +308,6 @@ std::string signal_text(int sig) {
   return out;
 }
 
-double monotonic_seconds() {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
-// True when `pid` has ended (without reaping it).
-bool worker_has_ended(pid_t pid) {
-  siginfo_t info{};
-  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-}
-
-void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
 constexpr std::size_t kStderrKept = 4096;  // bytes of a call's stderr kept for its report
 constexpr double kGraceSeconds = 0.5;      // for a worker whose pipes closed to end by itself
 
@@ -384,10 +320,13 @@ const mxc_backend* builtin_backend(const std::string& name) {
   return &kBuiltinTable;
 }
 
-IsolatedBackend::IsolatedBackend(std::string spec, WorkerLimits limits) : spec_(std::move(spec)), limits_(limits) {
+WorkerBackend::WorkerBackend(std::string spec, WorkerLimits limits) : spec_(std::move(spec)), limits_(limits) {
   if (!std::isfinite(limits_.timeout_seconds) || limits_.timeout_seconds <= 0 || limits_.timeout_seconds > 1e6) {
     throw Error("timeout " + std::to_string(limits_.timeout_seconds) + " s: must be a finite number of seconds above 0");
   }
+}
+
+IsolatedBackend::IsolatedBackend(std::string spec, WorkerLimits limits) : WorkerBackend(std::move(spec), limits) {
   // A worker that dies between calls must not take the harness with it on the next write.
   ::signal(SIGPIPE, SIG_IGN);
 }
@@ -421,6 +360,7 @@ void IsolatedBackend::start_worker(std::size_t capacity) {
     throw Error(std::string("cannot create pipes for a worker: ") + std::strerror(error));
   }
   std::fflush(nullptr);
+  shield_harness();
   pid_ = ::fork();
   if (pid_ < 0) {
     const int error = errno;
@@ -448,7 +388,7 @@ std::string IsolatedBackend::reap_worker(double grace_seconds) {
   if (pid_ > 0) {
     // A worker whose pipes just closed may be a moment away from its end: let it say how it ended
     // before killing it.
-    for (const double until = monotonic_seconds() + grace_seconds; !worker_has_ended(pid_) && monotonic_seconds() < until;) {
+    for (const double until = monotonic_seconds() + grace_seconds; !process_has_ended(pid_) && monotonic_seconds() < until;) {
       if (pid_fd_ >= 0) {
         pollfd ended{pid_fd_, POLLIN, 0};
         ::poll(&ended, 1, static_cast<int>(std::ceil(grace_seconds * 1000)));
@@ -522,7 +462,7 @@ IsolatedBackend::Wait IsolatedBackend::transfer(bool to_worker, void* buffer, st
     if (fds[1].revents != 0) drain_stderr();
     if (fds[0].revents & (POLLIN | POLLOUT)) continue;
     if (fds[0].revents & (POLLERR | POLLHUP)) return Wait::kBroken;
-    const bool died = count == 3 ? fds[2].revents != 0 : worker_has_ended(pid_);
+    const bool died = count == 3 ? fds[2].revents != 0 : process_has_ended(pid_);
     if (died) {
       // Its last words may still be in the pipe.
       if (!to_worker) {

@@ -13,31 +13,15 @@
 #include "mxconform/backend.h"
 #include "mxconform/capabilities.h"
 #include "mxconform/error.h"
+#include "mxconform/outcome.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::certify {
 
-// What one call did. Every kind is reported as itself, never folded into another.
-enum class Outcome {
-  kPass,
-  kWrongResult,           // ran to completion, some byte differs from the oracle
-  kCrash,                 // the worker died on a signal or exited
-  kHang,                  // no answer within the per-call timeout
-  kWritePastEnd,          // wrote after the last byte of the data or scale buffer
-  kWriteBeforeStart,      // wrote before the first byte of the data or scale buffer
-  kWriteIntoInput,        // wrote into the read-only input
-  kWriteUnnamedScaleRow,  // changed a physical scale row that no slot names
-  kError,                 // returned MXC_STATUS_ERROR
-  kUnsupported,           // declared or returned unsupported: its own outcome, never a failure
-  kNondeterministic,      // failed, and the same call run again did something else
-  kProtocolError,         // a command subject answered with bytes that are not a valid frame
-  kStrayOutput,           // a command subject wrote to its stdout outside a frame
-  kWrongSize,             // a command subject answered with data or scale of the wrong size
-  kMissingOutput,         // grade: a bundle runner wrote no data or scale file for the case
-  kMalformedOutput,       // grade: an output file that is not the |u1 .npy of the case's shape
-};
-const char* name(Outcome outcome);
-bool is_failure(Outcome outcome);
+// What one call did: the one outcome type (mxconform/outcome.h), named here as certify always has.
+using mxconform::Outcome;
+using mxconform::is_failure;
+using mxconform::name;
 
 // The backend's description, as its describe() returned it.
 struct BackendInfo {
@@ -88,15 +72,19 @@ class WorkerBackend {
   // The subject's description; throws LoadError (a verdict) or Error (a usage error).
   virtual const BackendInfo& info() = 0;
   // How the worker is confined, known after info().
-  virtual const std::string& sandbox() const = 0;
+  const std::string& sandbox() const { return sandbox_; }
   // One quantize call, classified against the expected bytes (see IsolatedBackend::run).
   virtual CallResult run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                          const std::vector<std::uint8_t>& expected_data,
                          const std::vector<std::uint8_t>& expected_scale) = 0;
-  virtual const std::string& spec() const = 0;
+  // The subject as --backend named it.
+  const std::string& spec() const { return spec_; }
   virtual std::size_t workers_started() const = 0;
 
  protected:
+  // Throws Error unless limits.timeout_seconds is a finite number of seconds in (0, 1e6].
+  WorkerBackend(std::string spec, WorkerLimits limits);
+
   // The not-supported result for a configuration the subject does not declare, before any call.
   std::optional<CallResult> undeclared_call(const QuantizeConfig& config) {
     const std::string undeclared = info().undeclared(config);
@@ -106,6 +94,11 @@ class WorkerBackend {
     result.detail = "not declared: " + undeclared;
     return result;
   }
+
+  std::string spec_;
+  WorkerLimits limits_;
+  std::optional<BackendInfo> info_;  // set by info()
+  std::string sandbox_;              // set by info()
 };
 
 // `spec` is a built-in implementation's name (see `mxconform backends`) or a path to a shared
@@ -130,9 +123,6 @@ class IsolatedBackend final : public WorkerBackend {
   // library path names no file.
   const BackendInfo& info() override;
 
-  // How the worker is confined ("seccomp filter, own process group, ..."), known after info().
-  const std::string& sandbox() const override { return sandbox_; }
-
   // Runs one quantize call and classifies it against the expected bytes. `expected_scale` is in
   // the configured layout; for the physical layout, its rows no slot names are ignored: those
   // rows, like the data and scale bytes and the canaries before each buffer, are filled with
@@ -141,7 +131,6 @@ class IsolatedBackend final : public WorkerBackend {
                  const std::vector<std::uint8_t>& expected_data,
                  const std::vector<std::uint8_t>& expected_scale) override;
 
-  const std::string& spec() const override { return spec_; }
   std::size_t workers_started() const override { return workers_started_; }
 
  private:
@@ -156,10 +145,6 @@ class IsolatedBackend final : public WorkerBackend {
   // its process group, reaps it, and says how it ended.
   std::string reap_worker(double grace_seconds);
 
-  std::string spec_;
-  WorkerLimits limits_;
-  std::optional<BackendInfo> info_;
-  std::string sandbox_;
   pid_t pid_ = -1;
   int request_fd_ = -1;
   int response_fd_ = -1;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string_view>
 
 #include "case_replay.h"
 #include "corpus_loader.h"
@@ -21,7 +22,6 @@ namespace {
 
 using reports::Style;
 using reports::styled;
-using corpus::Verdict;
 
 // The subjects to replay against: those named (built-ins or plug-ins), else every built-in that
 // runs here.
@@ -42,13 +42,19 @@ std::vector<std::shared_ptr<const Subject>> subjects(const std::vector<std::stri
   return out;
 }
 
-Style verdict_style(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kPass: return Style::kGood;
-    case Verdict::kFail: return Style::kBad;
-    case Verdict::kNotSupported: return Style::kWarn;
-  }
-  return Style::kPlain;
+// The word a replay line starts with: every failure outcome is a FAIL, its reason on the next line.
+constexpr std::string_view kPassWord = "PASS";
+constexpr std::string_view kFailWord = "FAIL";
+constexpr std::string_view kUnsupportedWord = "NOT SUPPORTED";
+
+std::string_view verdict_word(Outcome outcome) {
+  if (outcome == Outcome::kPass) return kPassWord;
+  return outcome == Outcome::kUnsupported ? kUnsupportedWord : kFailWord;
+}
+
+Style verdict_style(Outcome outcome) {
+  if (outcome == Outcome::kPass) return Style::kGood;
+  return outcome == Outcome::kUnsupported ? Style::kWarn : Style::kBad;
 }
 
 constexpr std::size_t kMaxDifferences = std::size_t{1} << 20;
@@ -87,33 +93,37 @@ int run_replay(const ReplayOptions& options) {
   std::size_t backend_width = 0;
   for (const auto& c : cases) id_width = std::max(id_width, safe_text(c.id).size());
   for (const auto& impl : backends) backend_width = std::max(backend_width, impl->name().size());
-  const std::size_t verdict_width = corpus::name(Verdict::kNotSupported).size();
+  const std::size_t verdict_width = kUnsupportedWord.size();
 
-  std::size_t counts[3] = {0, 0, 0};
+  std::size_t passed = 0;
+  std::size_t unsupported = 0;
   std::vector<std::pair<const corpus::CorpusCase*, const Subject*>> failures;
   for (const auto& impl : backends) {
     for (const corpus::CorpusCase& c : cases) {
       const corpus::ReplayResult result = corpus::replay_case(c, *impl, options.max_differences);
-      ++counts[static_cast<int>(result.verdict)];
-      if (result.verdict == Verdict::kFail) failures.emplace_back(&c, impl.get());
-      if (options.failures_only && result.verdict == Verdict::kPass) continue;
-      std::cout << styled(padded(corpus::name(result.verdict), verdict_width), verdict_style(result.verdict), colour)
+      passed += result.outcome == Outcome::kPass;
+      unsupported += result.outcome == Outcome::kUnsupported;
+      if (is_failure(result.outcome)) failures.emplace_back(&c, impl.get());
+      if (options.failures_only && result.outcome == Outcome::kPass) continue;
+      std::cout << styled(padded(verdict_word(result.outcome), verdict_width), verdict_style(result.outcome), colour)
                 << "  " << padded(impl->name(), backend_width) << "  " << padded(safe_text(c.id), id_width) << "  "
                 << safe_text(corpus::to_string(c.location)) << "\n";
-      if (result.verdict == Verdict::kNotSupported) std::cout << "    " << safe_text(result.reason) << "\n";
-      if (result.verdict != Verdict::kFail) continue;
+      if (result.outcome == Outcome::kUnsupported) std::cout << "    " << safe_text(result.reason) << "\n";
+      if (!is_failure(result.outcome)) continue;
       if (!result.reason.empty()) std::cout << "    " << safe_text(result.reason) << "\n";
-      for (const corpus::ByteDifference& d : result.differences) std::cout << "    " << corpus::to_string(d) << "\n";
+      const Comparison& comparison = result.comparison;
+      for (const Difference& d : comparison.data) std::cout << "    " << corpus::to_string(d) << "\n";
+      for (const Difference& d : comparison.scale) std::cout << "    " << corpus::to_string(d) << "\n";
       const Geometry g = geometry(c.config);
-      std::cout << "    " << result.data_differences << " of " << g.data_bytes << " data bytes and "
-                << result.scale_differences << " of " << g.scale_bytes << " scale bytes differ; config "
+      std::cout << "    " << comparison.data_differences << " of " << g.data_bytes << " data bytes and "
+                << comparison.scale_differences << " of " << g.scale_bytes << " scale bytes differ; config "
                 << describe(c.config) << "\n";
     }
   }
   std::cout << "replay: " << cases.size() << " cases x " << backends.size() << " backends: "
-            << styled(std::to_string(counts[0]) + " passed", Style::kGood, colour && counts[0] > 0) << ", "
-            << styled(std::to_string(counts[1]) + " failed", Style::kBad, colour && counts[1] > 0) << ", "
-            << counts[2] << " not supported\n";
+            << styled(std::to_string(passed) + " passed", Style::kGood, colour && passed > 0) << ", "
+            << styled(std::to_string(failures.size()) + " failed", Style::kBad, colour && !failures.empty()) << ", "
+            << unsupported << " not supported\n";
   if (!failures.empty()) {
     const auto& [c, impl] = failures.front();
     std::cout << "explain the first failure: mxconform explain --corpus " << safe_text(c->location.file) << " --id "

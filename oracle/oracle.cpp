@@ -1,5 +1,6 @@
 #include "oracle.h"
 
+#include "exact.h"
 #include "profile_quantize.h"
 
 #include <algorithm>
@@ -11,45 +12,8 @@ namespace {
 
 using boost::multiprecision::cpp_int;
 
-Rational power_of_two(int exponent) {
-  if (exponent >= 0) return Rational(cpp_int(1) << exponent);
-  return Rational(cpp_int(1), cpp_int(1) << -exponent);
-}
-
 std::uint32_t field(std::uint32_t code, int shift, int width) {
   return (code >> shift) & ((1u << width) - 1);
-}
-
-// The element format's finite non-negative codes 0..max, with their exact values, ascending.
-struct Grid {
-  FormatInfo format;
-  std::vector<Rational> values;  // values[code]
-};
-
-Grid make_grid(const FormatInfo& format) {
-  Grid grid{format, {}};
-  for (std::uint32_t code = 0;; ++code) {
-    const Value v = decode(format, code);
-    if (!v.is_finite()) break;  // the first special ends the finite codes
-    grid.values.push_back(v.magnitude);
-    if (code + 1 == (1u << (format.bits - 1))) break;  // all positive codes taken
-  }
-  for (std::size_t i = 1; i < grid.values.size(); ++i) {
-    if (!(grid.values[i - 1] < grid.values[i])) throw std::logic_error("oracle: grid not ascending");
-  }
-  return grid;
-}
-
-const Grid& grid_of(ElementKind element) {
-  static const Grid kFp4 = make_grid(E2M1::info());
-  static const Grid kE4m3 = make_grid(E4M3FN::info());
-  static const Grid kE5m2 = make_grid(E5M2::info());
-  switch (element) {
-    case ElementKind::kFp4E2m1: return kFp4;
-    case ElementKind::kFp8E4m3fn: return kE4m3;
-    case ElementKind::kFp8E5m2: return kE5m2;
-  }
-  throw std::logic_error("oracle: unknown element kind");
 }
 
 // Sign-bit position of the element format (FP4: bit 3, FP8: bit 7).
@@ -63,19 +27,7 @@ std::uint32_t fp32_bits(const Value& v) {
   const std::uint32_t sign = v.negative ? 1u << 31 : 0u;
   if (v.is_nan()) return sign | 0x7FC0'0000u;  // the canonical quiet NaN
   if (v.is_inf()) return sign | (0xFFu << f32.mantissa_bits);
-  if (v.magnitude == 0) return sign;
-  const int min_normal_exponent = 1 - f32.bias;
-  const int e = floor_log2(v.magnitude);
-  if (e < min_normal_exponent) {
-    const Rational units = v.magnitude / power_of_two(min_normal_exponent - f32.mantissa_bits);
-    if (denominator(units) != 1) throw std::logic_error("oracle: value is not an fp32 subnormal");
-    return sign | numerator(units).convert_to<std::uint32_t>();
-  }
-  const Rational significand = v.magnitude / power_of_two(e - f32.mantissa_bits);
-  if (denominator(significand) != 1) throw std::logic_error("oracle: value is not an fp32 number");
-  const std::uint32_t mantissa =
-      numerator(significand).convert_to<std::uint32_t>() - (1u << f32.mantissa_bits);
-  return sign | (static_cast<std::uint32_t>(e + f32.bias) << f32.mantissa_bits) | mantissa;
+  return sign | fp32_magnitude_bits(v.magnitude);
 }
 
 }  // namespace
@@ -127,13 +79,10 @@ int fp32_exponent_field(const Value& value) {
   return e + f32.bias;
 }
 
-int emax_of(const FormatInfo& format) {
-  const Grid grid = make_grid(format);
-  return floor_log2(grid.values.back());
-}
+int emax_of(const FormatInfo& format) { return floor_log2(finite_values(format).back()); }
 
 int block_e8m0(int max_field, const QuantizeConfig& config) {
-  const int emax = floor_log2(grid_of(info(config.output).element).values.back());
+  const int emax = floor_log2(finite_values(info(config.output).element).back());
   const int bias = config.emax_mode == EmaxMode::kEmax ? emax : emax - 1;
   return std::max(1, std::max(0, max_field - bias));  // CLAMP-LOW, then ZERO-FLOOR
 }
@@ -189,24 +138,25 @@ Value prescale(const Value& x, const Value& m) {
 }
 
 std::uint32_t narrow(const Value& y, ElementKind element, Fp8NanPolicy nan_policy) {
-  const Grid& grid = grid_of(element);
-  const std::uint32_t sign = sign_code(grid.format, y.negative);
-  const std::uint32_t max_code = static_cast<std::uint32_t>(grid.values.size() - 1);
+  const FormatInfo& format = element_info(element);
+  const std::vector<Rational>& values = finite_values(element);  // values[code]
+  const std::uint32_t sign = sign_code(format, y.negative);
+  const std::uint32_t max_code = static_cast<std::uint32_t>(values.size() - 1);
   if (y.is_nan()) {
     if (element == ElementKind::kFp4E2m1) return sign;  // FP4 has no NaN: signed zero
     if (nan_policy == Fp8NanPolicy::kZero) return sign;
-    const std::uint32_t all_ones_magnitude = (1u << (grid.format.bits - 1)) - 1;
+    const std::uint32_t all_ones_magnitude = (1u << (format.bits - 1)) - 1;
     return sign | all_ones_magnitude;
   }
   if (y.is_inf()) return sign | max_code;  // saturation
   // Nearest grid point: the first code at or above |y|, and the one below it.
-  const auto above = std::lower_bound(grid.values.begin(), grid.values.end(), y.magnitude);
-  if (above == grid.values.end()) return sign | max_code;  // beyond the largest: saturate
-  const std::uint32_t hi = static_cast<std::uint32_t>(above - grid.values.begin());
+  const auto above = std::lower_bound(values.begin(), values.end(), y.magnitude);
+  if (above == values.end()) return sign | max_code;  // beyond the largest: saturate
+  const std::uint32_t hi = static_cast<std::uint32_t>(above - values.begin());
   if (*above == y.magnitude || hi == 0) return sign | hi;
   const std::uint32_t lo = hi - 1;
-  const Rational below_distance = y.magnitude - grid.values[lo];
-  const Rational above_distance = grid.values[hi] - y.magnitude;
+  const Rational below_distance = y.magnitude - values[lo];
+  const Rational above_distance = values[hi] - y.magnitude;
   if (below_distance < above_distance) return sign | lo;
   if (above_distance < below_distance) return sign | hi;
   return sign | ((lo % 2 == 0) ? lo : hi);  // a tie goes to the even code

@@ -130,16 +130,17 @@ void require_same(const std::string& property, const Subject& subject, const std
                   const QuantizeCase& c, const Outputs& expected, const Outputs& actual, const std::string& detail) {
   if (expected == actual) return;
   Repro repro{property, std::string(subject.name()), expectation, detail, c.config, c.input, expected, actual};
-  const Difference d = first_difference(repro);
+  const Comparison comparison = compare(repro);
   std::string summary;
-  if (d.kind == Difference::Kind::kElement) {
-    summary = "element " + std::to_string(d.element) + " of block (" + std::to_string(d.block_row) + ", " +
-              std::to_string(d.block_col) + ") differs";
+  if (const Difference* d = comparison.first_data()) {
+    const ElementDifference& e = d->elements.front();
+    summary = "element " + std::to_string(e.index) + " of block (" + std::to_string(e.group) + ", " +
+              std::to_string(e.column_block) + ") differs";
   } else {
-    summary = "scale byte " + std::to_string(d.scale_byte) + " differs";
+    summary = "scale byte " + std::to_string(comparison.first_scale()->offset) + " differs";
   }
-  fail_with(std::move(repro), summary + " (" + std::to_string(d.differing_elements) + " elements, " +
-                                  std::to_string(d.differing_scale_bytes) + " scale bytes)");
+  fail_with(std::move(repro), summary + " (" + std::to_string(differing_elements(comparison)) + " elements, " +
+                                  std::to_string(comparison.scale_differences) + " scale bytes)");
 }
 
 namespace detail {
@@ -192,14 +193,22 @@ PropertyOutcome execute(const rc::detail::Property& rc_property, RunState& state
   outcome.shrinks = static_cast<int>(listener.path.size());
   outcome.shrink_budget_hit = state.budget_hit();
   outcome.shrink_budget_seconds = state.budget();
+  outcome.unsupported_cases = state.unsupported_cases;
   if (result.is<rc::detail::SuccessResult>()) {
     outcome.passed_cases = result.get<rc::detail::SuccessResult>().numSuccess;
     if (!outcome.replay) outcome.missed = outcome.coverage.missed(outcome.promised);
     return outcome;
   }
-  outcome.failed = true;
+  if (result.is<rc::detail::GaveUpResult>() && state.unsupported_cases > 0 &&
+      result.get<rc::detail::GaveUpResult>().numSuccess == 0) {
+    outcome.outcome = Outcome::kUnsupported;  // every case drawn was one the subject does not support
+    outcome.message = result.get<rc::detail::GaveUpResult>().description;
+    return outcome;
+  }
+  outcome.outcome = Outcome::kError;  // RapidCheck gave up or erred, unless a case failed (below)
   if (result.is<rc::detail::FailureResult>()) {
     const auto& failure = result.get<rc::detail::FailureResult>();
+    if (!state.subject_error()) outcome.outcome = Outcome::kWrongResult;
     outcome.passed_cases = failure.numSuccess;
     outcome.message = state.last_summary.empty() ? failure.description : state.last_summary;
     outcome.reproduce = reproduce_string({{outcome.id, failure.reproduce}});
@@ -221,14 +230,23 @@ std::string PropertyOutcome::report() const {
   std::ostringstream out;
   char seconds_text[32];
   std::snprintf(seconds_text, sizeof seconds_text, "%.1f s", seconds);
-  if (!failed) {
+  if (outcome == Outcome::kUnsupported) {
+    out << "property " << property << " not supported by " << subject << ": " << unsupported_cases
+        << " cases drawn, none in a configuration it supports (" << one_line(message) << ")\n";
+    return out.str();
+  }
+  if (!failed()) {
     out << "property " << property << " held for " << subject << " on " << passed_cases << " cases in " << seconds_text
         << " (" << settings << ")\n";
+    if (unsupported_cases > 0) {
+      out << unsupported_cases << " cases drawn in configurations " << subject << " does not support were skipped\n";
+    }
     if (!replay) out << coverage.table(shown, promised);
     for (CoverageClass never : missed) out << "coverage: promised class never hit: " << name(never) << "\n";
     return out.str();
   }
-  out << "property " << property << " FAILED for " << subject << " at case " << passed_cases + 1 << "\n";
+  out << "property " << property << " FAILED (" << name(outcome) << ") for " << subject << " at case "
+      << passed_cases + 1 << "\n";
   out << "  must hold " << statement << "\n";
   if (shrink_budget_hit) {
     out << "  shrinking stopped at its budget of " << shrink_budget_seconds << " s after " << shrinks

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "coverage.h"
+#include "mxconform/outcome.h"
 #include "mxconform/subject.h"
 #include "repro.h"
 #include "run_settings.h"
@@ -43,7 +44,11 @@ struct PropertyOutcome {
   std::string subject;
   std::string settings;  // describe(RunSettings)
   std::uint64_t seed = 0;
-  bool failed = false;  // a case failed (or RapidCheck gave up or erred)
+  // kPass; kWrongResult when a case broke the property, kError when the subject threw or
+  // RapidCheck erred or gave up; kUnsupported when the subject declared every case's
+  // configuration unsupported (no case ran).
+  Outcome outcome = Outcome::kPass;
+  int unsupported_cases = 0;  // cases skipped: the subject does not support their configuration
   bool replay = false;  // RC_PARAMS asked to reproduce this id: one case, no coverage promise
   int passed_cases = 0;
   int shrinks = 0;  // accepted shrinking steps
@@ -58,7 +63,8 @@ struct PropertyOutcome {
   std::vector<CoverageClass> promised;
   std::vector<CoverageClass> missed;  // promised classes no case hit (empty in replays)
 
-  bool passed() const { return !failed && missed.empty(); }
+  bool failed() const { return is_failure(outcome); }
+  bool passed() const { return outcome == Outcome::kPass && missed.empty(); }
   // The whole account: the failure with its repro, seed and reproduce command, or the pass
   // line; then the coverage table.
   std::string report() const;
@@ -85,18 +91,25 @@ class RunState {
   bool past_shrink_budget();
   void begin_case();
   void record_failure();  // takes the pending repro and summary; the first failure starts the shrink clock
+  // A case skipped because the subject does not support its configuration (RC_DISCARD).
+  void record_unsupported() { ++unsupported_cases; }
+  // The last failure was the subject's own exception, not a broken property.
+  void record_subject_error(bool thrown) { subject_error_ = thrown; }
+  bool subject_error() const { return subject_error_; }
   bool budget_hit() const { return budget_hit_; }
   double budget() const { return shrink_budget_.count(); }
 
   Coverage coverage;
   std::optional<Repro> last_repro;
   std::string last_summary;
+  int unsupported_cases = 0;
 
  private:
   using Clock = std::chrono::steady_clock;
   std::chrono::duration<double> shrink_budget_;
   bool shrinking_ = false;
   bool budget_hit_ = false;
+  bool subject_error_ = false;
   Clock::time_point shrink_start_;
 };
 
@@ -124,9 +137,20 @@ PropertyOutcome run_property(const Property<Case>& property, const Subject& subj
     state.begin_case();
     try {
       property.check(c);
-    } catch (...) {  // the checks throw only to fail: RC_ASSERT, RC_FAIL, or the subject's own error
+    } catch (const rc::detail::CaseResult& result) {  // RC_ASSERT, RC_FAIL, or RC_DISCARD (not supported)
+      if (result.type == rc::detail::CaseResult::Type::Success) throw;
+      if (result.type == rc::detail::CaseResult::Type::Discard) {
+        state.record_unsupported();
+        throw;
+      }
       failing = c;
       state.record_failure();
+      state.record_subject_error(false);
+      throw;
+    } catch (...) {  // the subject's own error
+      failing = c;
+      state.record_failure();
+      state.record_subject_error(true);
       throw;
     }
   });

@@ -1,6 +1,7 @@
 #include "repro.h"
 
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "input_value.h"
@@ -16,18 +17,6 @@ std::string hex(unsigned value, int digits) {
   char text[16];
   std::snprintf(text, sizeof text, "%0*X", digits, value);
   return text;
-}
-
-// The logical scale row held by physical row `row`, or nothing when no slot names it.
-bool named_row(const QuantizeConfig& config, std::size_t row, std::size_t* logical) {
-  const Geometry g = geometry(config);
-  for (std::size_t i = 0; i < g.block_rows; ++i) {
-    if (scale_row(config, i) == row) {
-      *logical = i;
-      return true;
-    }
-  }
-  return false;
 }
 
 // Rows [row_begin, row_end) and columns [col_begin, col_end) of a row-major byte tensor of
@@ -64,78 +53,63 @@ std::string value_text(InputDtype dtype, std::uint16_t bits) {
 
 }  // namespace
 
-Difference first_difference(const Repro& repro) {
-  const QuantizeConfig& config = repro.config;
-  const Geometry g = geometry(config);
-  Difference d;
-  const auto expected_codes = element_codes(config, repro.expected.data);
-  const auto actual_codes = element_codes(config, repro.actual.data);
-  for (std::size_t k = 0; k < expected_codes.size(); ++k) {
-    if (expected_codes[k] == actual_codes[k]) continue;
-    if (d.differing_elements++ > 0) continue;
-    d.kind = Difference::Kind::kElement;
-    d.element = k;
-    d.block_row = k / config.free / kBlockRows;
-    d.block_col = k % config.free / kBlockCols;
-    d.expected_code = expected_codes[k];
-    d.actual_code = actual_codes[k];
-  }
-  for (std::size_t i = 0; i < g.scale_bytes; ++i) {
-    if (repro.expected.scale[i] == repro.actual.scale[i]) continue;
-    if (d.differing_scale_bytes++ > 0 || d.kind != Difference::Kind::kNone) continue;
-    d.kind = Difference::Kind::kScale;
-    d.scale_byte = i;
-    std::size_t logical = 0;
-    d.named_row = named_row(config, i / g.block_cols, &logical);
-    d.block_row = logical;
-    d.block_col = i % g.block_cols;
-  }
-  if (d.kind != Difference::Kind::kNone && d.named_row) {
-    d.expected_e8m0 = block_scale(config, repro.expected.scale, d.block_row, d.block_col);
-    d.actual_e8m0 = block_scale(config, repro.actual.scale, d.block_row, d.block_col);
-  }
-  return d;
+Comparison compare(const Repro& repro) {
+  CompareOptions every;
+  every.max_reported = std::numeric_limits<std::size_t>::max();
+  every.check_unnamed_rows = true;
+  return mxconform::compare(repro.config, repro.input, repro.expected.data, repro.expected.scale, repro.actual.data,
+                            repro.actual.scale, every);
+}
+
+std::size_t differing_elements(const Comparison& comparison) {
+  std::size_t count = 0;
+  for (const Difference& d : comparison.data) count += d.elements.size();
+  return count;
 }
 
 std::string format_repro(const Repro& repro) {
   const QuantizeConfig& config = repro.config;
   const Geometry g = geometry(config);
-  const Difference d = first_difference(repro);
+  const Comparison comparison = compare(repro);
+  const Difference* first_data = comparison.first_data();
+  const Difference* first_scale = comparison.first_scale();
+  const ElementDifference* e = first_data ? &first_data->elements.front() : nullptr;
   std::ostringstream out;
   out << "  subject   " << repro.subject << "\n";
   out << "  config    " << describe(config) << "\n";
   out << "  expected  " << repro.expectation << "\n";
   if (!repro.detail.empty()) out << "  detail    " << repro.detail << "\n";
-  switch (d.kind) {
-    case Difference::Kind::kNone: out << "  first difference: none in the bytes\n"; break;
-    case Difference::Kind::kElement:
-      out << "  first difference: element [" << d.element / config.free << "][" << d.element % config.free << "] (flat "
-          << d.element << ", input 0x" << hex(repro.input[d.element], 4) << " = "
-          << value_text(config.input, repro.input[d.element]) << ") of block (" << d.block_row << ", " << d.block_col
-          << "): code expected 0x" << hex(d.expected_code, 2) << ", actual 0x" << hex(d.actual_code, 2)
-          << "; the block's E8M0 expected 0x" << hex(d.expected_e8m0, 2) << ", actual 0x" << hex(d.actual_e8m0, 2)
-          << "\n";
-      break;
-    case Difference::Kind::kScale:
-      out << "  first difference: scale byte " << d.scale_byte << " (row " << d.scale_byte / g.block_cols << ", "
-          << (d.named_row ? "block (" + std::to_string(d.block_row) + ", " + std::to_string(d.block_col) + ")"
-                          : std::string("a row no slot names, which must stay unwritten"))
-          << "): expected 0x" << hex(repro.expected.scale[d.scale_byte], 2) << ", actual 0x"
-          << hex(repro.actual.scale[d.scale_byte], 2) << "\n";
-      break;
+  if (e) {
+    out << "  first difference: element [" << e->index / config.free << "][" << e->index % config.free << "] (flat "
+        << e->index << ", input 0x" << hex(repro.input[e->index], 4) << " = "
+        << value_text(config.input, repro.input[e->index]) << ") of block (" << e->group << ", " << e->column_block
+        << "): code expected 0x" << hex(e->expected_code, 2) << ", actual 0x" << hex(e->actual_code, 2)
+        << "; the block's E8M0 expected 0x" << hex(e->expected_e8m0, 2) << ", actual 0x" << hex(e->actual_e8m0, 2)
+        << "\n";
+  } else if (first_scale) {
+    out << "  first difference: scale byte " << first_scale->offset << " (row " << first_scale->row << ", "
+        << (first_scale->named_row
+                ? "block (" + std::to_string(first_scale->group) + ", " + std::to_string(first_scale->column_block) + ")"
+                : std::string("a row no slot names, which must stay unwritten"))
+        << "): expected 0x" << hex(first_scale->expected, 2) << ", actual 0x" << hex(first_scale->actual, 2) << "\n";
+  } else {
+    out << "  first difference: none in the bytes\n";
   }
-  out << "  differing " << d.differing_elements << " of " << config.partitions * config.free << " elements, "
-      << d.differing_scale_bytes << " of " << g.scale_bytes << " scale bytes\n";
+  out << "  differing " << differing_elements(comparison) << " of " << config.partitions * config.free
+      << " elements, " << comparison.scale_differences << " of " << g.scale_bytes << " scale bytes\n";
 
+  // The block of the first difference.
+  const std::size_t block_row = e ? e->group : first_scale ? first_scale->group : 0;
+  const std::size_t block_col = e ? e->column_block : first_scale ? first_scale->column_block : 0;
   const std::size_t elements = config.partitions * config.free;
   const bool whole = elements <= kWholeTensorElements;
   // The rows and columns shown: everything, or the block of the first difference.
-  const std::size_t row_begin = whole ? 0 : d.block_row * kBlockRows;
+  const std::size_t row_begin = whole ? 0 : block_row * kBlockRows;
   const std::size_t row_end = whole ? config.partitions : row_begin + kBlockRows;
-  const std::size_t col_begin = whole ? 0 : d.block_col * kBlockCols;
+  const std::size_t col_begin = whole ? 0 : block_col * kBlockCols;
   const std::size_t col_end = whole ? config.free : col_begin + kBlockCols;
   const std::string where =
-      whole ? "" : ", block (" + std::to_string(d.block_row) + ", " + std::to_string(d.block_col) + ") only";
+      whole ? "" : ", block (" + std::to_string(block_row) + ", " + std::to_string(block_col) + ") only";
   out << "  input (" << name(config.input) << " bits) [" << config.partitions << ", " << config.free << "]" << where
       << ":\n";
   print_input(out, repro, row_begin, row_end, col_begin, col_end);
@@ -154,12 +128,9 @@ std::string format_repro(const Repro& repro) {
     out << "  actual element codes:\n";
     print_bytes(out, actual_codes, expected_codes, config.free, row_begin, row_end, col_begin, col_end);
   }
-  const std::size_t scale_row_begin =
-      g.scale_bytes <= kWholeScaleBytes || d.kind == Difference::Kind::kNone
-          ? 0
-          : (d.kind == Difference::Kind::kScale
-                 ? d.scale_byte / g.block_cols
-                 : scale_row(config, d.block_row));
+  const std::size_t scale_row_begin = g.scale_bytes <= kWholeScaleBytes || (!e && !first_scale) ? 0
+                                      : e ? scale_row(config, block_row)
+                                          : first_scale->row;
   const std::size_t scale_row_end = g.scale_bytes <= kWholeScaleBytes ? g.scale_rows : scale_row_begin + 1;
   out << "  expected scale (" << name(config.scale_layout) << " layout) [" << g.scale_rows << ", " << g.block_cols
       << "]" << (g.scale_bytes <= kWholeScaleBytes ? "" : ", row " + std::to_string(scale_row_begin) + " only")

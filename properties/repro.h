@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mxconform/difference.h"
 #include "quantize_case.h"
 
 namespace mxconform::properties {
@@ -21,23 +22,15 @@ struct Repro {
   Outputs actual;
 };
 
-// Where `actual` first departs from `expected`: an element code, else a scale byte.
-struct Difference {
-  enum class Kind { kNone, kElement, kScale };
-  Kind kind = Kind::kNone;
-  std::size_t element = 0;                   // kElement: row-major index
-  std::size_t block_row = 0, block_col = 0;  // the element's block, or the scale byte's (kScale, named rows)
-  std::uint8_t expected_code = 0, actual_code = 0;
-  std::uint8_t expected_e8m0 = 0, actual_e8m0 = 0;  // the block's
-  std::size_t scale_byte = 0;                       // kScale: index into the scale buffer
-  bool named_row = true;                            // kScale: false for a physical row that no slot names
-  std::size_t differing_elements = 0;
-  std::size_t differing_scale_bytes = 0;
-};
-Difference first_difference(const Repro& repro);
+// The repro's actual bytes against its expected ones (compare, mxconform/difference.h), every
+// difference kept, the scale rows no slot names included (both buffers start with the same fill
+// there, which the subject must keep).
+Comparison compare(const Repro& repro);
+// The element codes that differ, over every differing data byte (FP4: up to two a byte).
+std::size_t differing_elements(const Comparison& comparison);
 
-// The repro as text: the configuration, the first difference (element, block and the block's
-// E8M0), the input bits in hex and the expected and actual bytes, differing bytes in brackets.
+// The repro as text: the configuration, the first difference (the first differing data byte's
+// first element, with its block and the block's E8M0, else the first differing scale byte), the input bits in hex and the expected and actual bytes, differing bytes in brackets.
 // Small tensors (up to 512 elements) are printed whole; larger ones print the block of the first
 // difference only.
 std::string format_repro(const Repro& repro);

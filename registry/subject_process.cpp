@@ -19,23 +19,12 @@
 
 #include "mxconform/backend.h"
 #include "mxconform/capabilities.h"
+#include "mxconform/confinement.h"
 #include "mxconform/error.h"
+#include "mxconform/process_watch.h"
 
 namespace mxconform {
 namespace {
-
-double monotonic_seconds() {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
-bool process_has_ended(pid_t pid) {
-  siginfo_t info{};
-  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-}
-
-void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 // The first bytes of `bytes` in hex, for a report.
 std::string hex_preview(const std::uint8_t* bytes, std::size_t size) {
@@ -153,11 +142,14 @@ void SubjectProcess::start() {
   std::vector<char*> args;
   for (std::string& word : argv_) args.push_back(word.data());
   args.push_back(nullptr);
+  shield_harness();
+  const pid_t harness = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw Error(std::string("cannot fork the subject process: ") + std::strerror(errno));
   if (pid == 0) {
     // The child: own session and process group, dead with the harness, no core dumps; stdin and
-    // stdout are the protocol's pipes, stderr the harness's capture; nothing else stays open.
+    // stdout are the protocol's pipes, stderr the harness's capture; nothing else stays open. No
+    // capabilities and a seccomp filter that keeps it from signalling the harness (confinement.h).
     ::setsid();
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     const rlimit no_core{0, 0};
@@ -166,6 +158,7 @@ void SubjectProcess::start() {
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);
     ::signal(SIGPIPE, SIG_DFL);
+    confine_subject_process(harness, Confinement::kCommand);
     ::execv(program_path_.c_str(), args.data());
     const int code = errno;
     ssize_t ignored = ::write(status_pipe[1], &code, sizeof code);

@@ -1,9 +1,12 @@
 #include "block_explanation.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "element_syntax.h"
+#include "mxconform/difference.h"
 #include "mxconform/error.h"
 #include "mxconform/formats.h"
 #include "mxconform/safe_text.h"
@@ -437,19 +440,20 @@ std::pair<std::size_t, std::size_t> first_differing_block(const CorpusCase& c, c
   if (!subject.unsupported_reason(c.config).empty()) return {0, 0};
   const Outputs expected = expected_outputs(c);
   const Outputs actual = run(subject, c.config, c.input);
-  const Geometry g = geometry(c.config);
-  for (std::size_t group = 0; group < g.block_rows; ++group) {
-    for (std::size_t column_block = 0; column_block < g.block_cols; ++column_block) {
-      const std::size_t offset = scale_offset(c.config, group, column_block);
-      bool differs = expected.scale[offset] != actual.scale[offset];
-      for (std::size_t k = 0; k < kBlockSize && !differs; ++k) {
-        const std::size_t index = (group * kBlockRows + k / kBlockCols) * c.config.free + column_block * kBlockCols + k % kBlockCols;
-        differs = code_in(c.config, expected.data, index) != code_in(c.config, actual.data, index);
-      }
-      if (differs) return {group, column_block};
-    }
+  CompareOptions every;
+  every.max_reported = std::numeric_limits<std::size_t>::max();
+  const Comparison comparison = compare(c.config, c.input, expected.data, expected.scale, actual.data, actual.scale, every);
+  // The first in block order, which is not the bytes' order: a data byte's elements may lie in
+  // different blocks (FP4 lane strides), and a block spans several rows of the tensor.
+  std::optional<std::pair<std::size_t, std::size_t>> first;
+  const auto consider = [&first](std::size_t group, std::size_t column_block) {
+    if (!first || std::make_pair(group, column_block) < *first) first = std::make_pair(group, column_block);
+  };
+  for (const Difference& d : comparison.scale) consider(d.group, d.column_block);
+  for (const Difference& d : comparison.data) {
+    for (const ElementDifference& e : d.elements) consider(e.group, e.column_block);
   }
-  return {0, 0};
+  return first.value_or(std::make_pair(std::size_t{0}, std::size_t{0}));
 }
 
 }  // namespace mxconform::reports

@@ -151,7 +151,8 @@ std::string Difference::to_string() const {
 
 Comparison compare(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                    const std::vector<std::uint8_t>& expected_data, const std::vector<std::uint8_t>& expected_scale,
-                   const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale) {
+                   const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale,
+                   const CompareOptions& options) {
   const Geometry g = geometry(config);
   if (input.size() != config.partitions * config.free || expected_data.size() != g.data_bytes ||
       actual_data.size() != g.data_bytes || expected_scale.size() != g.scale_bytes ||
@@ -164,49 +165,68 @@ Comparison compare(const QuantizeConfig& config, const std::vector<std::uint16_t
   Comparison out;
   for (std::size_t i = 0; i < g.scale_bytes; ++i) {
     const std::optional<std::size_t> group = group_of_scale_row(config, i / g.block_cols);
-    if (!group || expected_scale[i] == actual_scale[i]) continue;
-    if (++out.scale_differences > 1) continue;
+    if ((!group && !options.check_unnamed_rows) || expected_scale[i] == actual_scale[i]) continue;
+    if (++out.scale_differences > options.max_reported) continue;
     Difference d;
     d.scale = true;
     d.offset = i;
-    d.group = *group;
+    d.row = i / g.block_cols;
+    d.named_row = group.has_value();
+    d.group = group.value_or(0);
     d.column_block = i % g.block_cols;
     d.expected = d.expected_e8m0 = expected_scale[i];
     d.actual = d.actual_e8m0 = actual_scale[i];
-    d.block_class = classify_block(config, input, d.group, d.column_block, d.expected_e8m0);
+    if (group) d.block_class = classify_block(config, input, d.group, d.column_block, d.expected_e8m0);
     d.config = config;
-    out.first_scale = d;
+    out.scale.push_back(std::move(d));
   }
   const bool fp4 = is_fp4(config.output);
+  const auto element_at = [&](std::size_t index, std::optional<bool> high_nibble, std::uint8_t expected_code,
+                              std::uint8_t actual_code) {
+    ElementDifference e;
+    e.index = index;
+    e.group = index / config.free / kBlockRows;
+    e.column_block = index % config.free / kBlockCols;
+    e.high_nibble = high_nibble;
+    e.expected_code = expected_code;
+    e.actual_code = actual_code;
+    e.expected_e8m0 = expected_scale[scale_offset(e.group, e.column_block)];
+    e.actual_e8m0 = actual_scale[scale_offset(e.group, e.column_block)];
+    return e;
+  };
   for (std::size_t i = 0; i < g.data_bytes; ++i) {
     if (expected_data[i] == actual_data[i]) continue;
-    if (++out.data_differences > 1) continue;
-    // The first differing element of the byte: FP4 nibble positions 2i and 2i + 1 (the lane
-    // remap is an involution, so it maps a position back to its element).
-    std::size_t element = i;
-    if (fp4) {
-      for (std::size_t position = 2 * i; position < 2 * i + 2; ++position) {
-        const bool high = static_cast<int>(position % 2) == config.fp4_high_parity;
-        const auto nibble = [&](std::uint8_t byte) { return high ? byte >> kNibbleBits : byte & kNibbleMask; };
-        if (nibble(expected_data[i]) == nibble(actual_data[i])) continue;
-        element = config.fp4_lane_stride == 0 ? position : lane_remap(position, config.fp4_lane_stride);
-        break;
-      }
-    }
+    if (++out.data_differences > options.max_reported) continue;
     Difference d;
     d.offset = i;
-    d.element = element;
-    d.input_bits = input[element];
-    d.group = element / config.free / kBlockRows;
-    d.column_block = element % config.free / kBlockCols;
     d.expected = expected_data[i];
     d.actual = actual_data[i];
-    d.expected_e8m0 = expected_scale[scale_offset(d.group, d.column_block)];
-    d.actual_e8m0 = actual_scale[scale_offset(d.group, d.column_block)];
+    if (fp4) {
+      // The byte's FP4 nibble positions 2i and 2i + 1 (the lane remap is an involution, so it
+      // maps a position back to its element).
+      for (std::size_t position = 2 * i; position < 2 * i + 2; ++position) {
+        const bool high = static_cast<int>(position % 2) == config.fp4_high_parity;
+        const auto nibble = [&](std::uint8_t byte) {
+          return static_cast<std::uint8_t>(high ? byte >> kNibbleBits : byte & kNibbleMask);
+        };
+        if (nibble(d.expected) == nibble(d.actual)) continue;
+        const std::size_t index = config.fp4_lane_stride == 0 ? position : lane_remap(position, config.fp4_lane_stride);
+        d.elements.push_back(element_at(index, high, nibble(d.expected), nibble(d.actual)));
+      }
+    } else {
+      d.elements.push_back(element_at(i, std::nullopt, d.expected, d.actual));
+    }
+    const ElementDifference& first = d.elements.front();
+    d.element = first.index;
+    d.input_bits = input[first.index];
+    d.group = first.group;
+    d.column_block = first.column_block;
+    d.expected_e8m0 = first.expected_e8m0;
+    d.actual_e8m0 = first.actual_e8m0;
     d.block_class = classify_block(config, input, d.group, d.column_block, d.expected_e8m0);
     d.element_class = classify_element(config, d.input_bits, d.expected_e8m0);
     d.config = config;
-    out.first_data = d;
+    out.data.push_back(std::move(d));
   }
   return out;
 }

@@ -1,13 +1,24 @@
 #include "mxconform/safe_text.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
 namespace mxconform {
 namespace {
 
+// Characters that change how the text around them reads without showing themselves: the bidi
+// embeddings, overrides, isolates and marks (a "Trojan Source" name reads as something else), the
+// zero-width characters, the line and paragraph separators, the byte-order mark, the interlinear
+// annotation marks and the tag characters. They are escaped like control characters.
+bool is_invisible_control(std::uint32_t code) {
+  return code == 0x061C || (code >= 0x200B && code <= 0x200F) || (code >= 0x2028 && code <= 0x202E) ||
+         (code >= 0x2060 && code <= 0x206F) || code == 0xFEFF || (code >= 0xFFF9 && code <= 0xFFFB) ||
+         (code >= 0xE0000 && code <= 0xE007F);
+}
+
 // Length of the well-formed UTF-8 sequence of 2 to 4 bytes starting at `at`, or 0 (RFC 3629:
-// no overlong forms, no surrogates, nothing above U+10FFFF).
+// no overlong forms, no surrogates, nothing above U+10FFFF), or 0 for an invisible control.
 std::size_t utf8_sequence(std::string_view text, std::size_t at) {
   const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(text[i]); };
   const std::uint8_t lead = byte(at);
@@ -33,7 +44,9 @@ std::size_t utf8_sequence(std::string_view text, std::size_t at) {
   }
   // C1 control characters (U+0080..U+009F) act on some terminals: escape them too.
   if (lead == 0xC2 && byte(at + 1) <= 0x9F) return 0;
-  return length;
+  std::uint32_t code = lead & (0x7Fu >> length);
+  for (std::size_t i = 1; i < length; ++i) code = code << 6 | (byte(at + i) & 0x3Fu);
+  return is_invisible_control(code) ? 0 : length;
 }
 
 std::string escape(std::string_view bytes, std::size_t max_bytes, bool keep_lines) {
@@ -67,5 +80,16 @@ std::string escape(std::string_view bytes, std::size_t max_bytes, bool keep_line
 std::string safe_text(std::string_view bytes, std::size_t max_bytes) { return escape(bytes, max_bytes, false); }
 
 std::string safe_multiline_text(std::string_view bytes, std::size_t max_bytes) { return escape(bytes, max_bytes, true); }
+
+std::string shell_word(std::string_view word) {
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_./:=,+@%-").find(c) != std::string_view::npos;
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return std::string(word);
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
 
 }  // namespace mxconform

@@ -54,6 +54,89 @@ TEST(ProfileCases, A32x1BlockIsCopiedAcrossFourColumnsForX4Dtypes) {
   }
 }
 
+TEST(CampaignConfigurations, AllKnobsAddsEveryOtherDeclaredStrideOnce) {
+  QuantizeConfig knobs;
+  const std::size_t crossed = campaign_configurations(knobs, true).size();
+  // Strides 1 and 5 declared: 1 is crossed already, 5 gets one configuration per input dtype.
+  const std::vector<QuantizeConfig> with_five = campaign_configurations(knobs, true, (1u << 1) | (1u << 5));
+  ASSERT_EQ(with_five.size(), crossed + 2);
+  EXPECT_EQ(with_five[crossed].fp4_lane_stride, 5u);
+  EXPECT_TRUE(is_fp4(with_five[crossed].output));
+  // Bit 63 (every stride from 63 up) as strides 63 and 128.
+  const std::vector<QuantizeConfig> high = campaign_configurations(knobs, true, std::uint64_t{1} << 63);
+  ASSERT_EQ(high.size(), crossed + 4);
+  EXPECT_EQ(high[crossed].fp4_lane_stride, 63u);
+  EXPECT_EQ(high[crossed + 2].fp4_lane_stride, 128u);
+  // Without --all-knobs the declared strides change nothing.
+  EXPECT_EQ(campaign_configurations(knobs, false, ~std::uint64_t{0}).size(), 2u * 5u);
+}
+
+TEST(CampaignConfigurations, AStrideAboveTheLimitIsRefusedNamingIt) {
+  QuantizeConfig knobs;
+  knobs.fp4_lane_stride = kMaxCampaignLaneStride;
+  EXPECT_NO_THROW(campaign_configurations(knobs, false));
+  knobs.fp4_lane_stride = kMaxCampaignLaneStride + 1;
+  try {
+    campaign_configurations(knobs, false);
+    ADD_FAILURE() << "no Error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("lane stride 4097: the campaigns cover strides 0 to 4096"), std::string::npos)
+        << error.what();
+  }
+}
+
+// [8, 12] with stride 3: P*F = 96 is not a multiple of 6? It is (96 = 16 * 6): unchanged. [8, 4]
+// with stride 3: 32 % 6 != 0, so F grows to 12 (the smallest multiple of 4 with 8F % 6 == 0),
+// rows keep their elements in front and zeros behind.
+TEST(WidenForStride, AppendsZeroColumnsUntilTheStrideFits) {
+  QuantizeConfig config;
+  config.output = OutputDtype::kFloat4E2m1fnX4;
+  config.fp4_lane_stride = 3;
+  config.partitions = 8;
+  config.free = 12;
+  std::vector<std::uint16_t> input(96, 0x3F80);
+  EXPECT_FALSE(widen_for_stride(config, input));
+  EXPECT_EQ(config.free, 12u);
+  config.free = 4;
+  input.assign(32, 0);
+  for (std::size_t k = 0; k < input.size(); ++k) input[k] = static_cast<std::uint16_t>(0x3F80 + k);
+  ASSERT_TRUE(widen_for_stride(config, input));
+  EXPECT_EQ(config.free, 12u);
+  ASSERT_EQ(input.size(), 96u);
+  for (std::size_t row = 0; row < 8; ++row) {
+    for (std::size_t col = 0; col < 12; ++col) {
+      EXPECT_EQ(input[row * 12 + col], col < 4 ? 0x3F80 + row * 4 + col : 0u) << row << ", " << col;
+    }
+  }
+  EXPECT_NO_THROW(validate(config));
+  // FP8 and stride 0 are never widened.
+  config.fp4_lane_stride = 0;
+  config.free = 4;
+  input.assign(32, 0);
+  EXPECT_FALSE(widen_for_stride(config, input));
+}
+
+// A stride that no power of two divides: every case of both generated campaigns is a shape the
+// stride allows (backend.h promises backends nothing else), with the oracle's bytes sized for it.
+TEST(CampaignCases, AnOddStrideGetsShapesThatAllowIt) {
+  for (std::uint32_t stride : {3u, 31u, 4096u}) {
+    QuantizeConfig config;
+    config.output = OutputDtype::kFloat4E2m1fnX4;
+    config.fp4_lane_stride = stride;
+    std::size_t cases = 0;
+    const auto check = [&](const CampaignCase& c) {
+      ++cases;
+      EXPECT_EQ(c.config.fp4_lane_stride, stride) << c.id;
+      EXPECT_NO_THROW(validate(c.config)) << c.id;
+      EXPECT_EQ(c.input.size(), c.config.partitions * c.config.free) << c.id;
+      EXPECT_EQ(c.expected_data.size(), geometry(c.config).data_bytes) << c.id;
+    };
+    for_each_exhaustive_case(config, Level::kGate, check);
+    for_each_property_case(config, Level::kGate, 1, check);
+    EXPECT_GT(cases, 24u);
+  }
+}
+
 TEST(PropertyCases, TheLevelsCountAndTheSeedFixesThem) {
   QuantizeConfig config;
   config.output = OutputDtype::kFloat4E2m1fnX4;

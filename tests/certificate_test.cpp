@@ -4,6 +4,7 @@
 // verdict table shows text from outside escaped.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
 
+#include "certificate_seal.h"
 #include "certification.h"
 #include "mxconform/error.h"
 
@@ -282,6 +284,74 @@ TEST(ReadCertificate, TheVerdictIsWhatTheCountsAndFailuresSay) {
   EXPECT_TRUE(contains(read_error("verdict.yaml", replaced(to_yaml(unsupported), "verdict: not certified", "verdict: certified")),
                        "(no case passed)"));
   EXPECT_TRUE(contains(read_error("verdict.yaml", replaced(passing, "verdict: certified\n", "")), "verdict.yaml: no verdict"));
+}
+
+// ---- The seal (certificate_seal.h). ----
+
+// The key variable for one test, restored (unset) when the test ends.
+class CertificateKey {
+ public:
+  explicit CertificateKey(const char* key) { ::setenv(kCertificateKeyVariable, key, 1); }
+  ~CertificateKey() { ::unsetenv(kCertificateKeyVariable); }
+};
+
+// A failing shard rewritten by hand so that every count rule holds and it reads as certified:
+// the failure moved into pass, the failures and their groups emptied, the verdict changed.
+std::string relabelled_as_certified(const std::string& yaml) {
+  std::string text = replaced(yaml, "verdict: not certified", "verdict: certified");
+  text = replaced(text, "pass: 5\n      wrong-result: 1", "pass: 6");
+  const std::size_t failures = text.find("failures:");
+  const std::size_t groups = text.find("failure_groups:");
+  const std::size_t seal = text.find("integrity:");
+  EXPECT_TRUE(failures != std::string::npos && groups != std::string::npos && seal != std::string::npos) << text;
+  if (failures == std::string::npos || groups == std::string::npos || seal == std::string::npos) return text;
+  return text.substr(0, failures) + "failures: []\nfailure_groups: []\n" + text.substr(seal);
+}
+
+TEST(CertificateSeal, AConsistentEditAfterWritingIsRefused) {
+  Certificate failing = shard(0, 1);
+  add_failure(failing, Outcome::kWrongResult, "0x38 expected, 0x39 actual");
+  failing.failure_groups = {{"wrong-result data", {{"corpus", 1}}, 1}};
+  failing.failures.back().signature = "wrong-result data";
+  const std::string yaml = to_yaml(failing);
+  ASSERT_NO_THROW(read_certificate(written("failing.yaml", yaml)));
+  const std::string forged = relabelled_as_certified(yaml);
+  // The count and verdict rules are checked before the seal, so the seal's error on the forgery
+  // says that it keeps every other rule: only the seal catches it.
+  const std::string unsealed_forgery = forged.substr(0, forged.find("integrity:"));
+  EXPECT_TRUE(contains(read_error("unsealed.yaml", unsealed_forgery), "unsealed.yaml: no 'integrity:' line"));
+  EXPECT_TRUE(contains(read_error("forged.yaml", forged),
+                       "forged.yaml: its integrity line does not match its content: it was changed after mxconform wrote it"));
+  EXPECT_TRUE(contains(read_error("method.yaml", replaced(yaml, "integrity: sha256", "integrity: md5")),
+                       "method.yaml: integrity method is not sha256 or hmac-sha256"));
+}
+
+TEST(CertificateSeal, WithAKeyOnlyCertificatesSealedWithThatKeyAreRead) {
+  const std::string plain = to_yaml(shard(0, 1));
+  std::string keyed;
+  {
+    const CertificateKey key("ci-secret");
+    keyed = to_yaml(shard(0, 1));
+    EXPECT_TRUE(contains(keyed, "\nintegrity: hmac-sha256 ")) << keyed;
+    EXPECT_NO_THROW(read_certificate(written("keyed.yaml", keyed)));
+    EXPECT_TRUE(contains(read_error("plain.yaml", plain),
+                         "plain.yaml: sealed without a key (sha256), but MXCONFORM_CERTIFICATE_KEY is set"));
+  }
+  {
+    const CertificateKey key("another-secret");
+    EXPECT_TRUE(contains(read_error("other.yaml", keyed), "other.yaml: its integrity line does not match its content under the key"));
+  }
+  EXPECT_TRUE(contains(read_error("nokey.yaml", keyed),
+                       "nokey.yaml: sealed with a key (hmac-sha256): set MXCONFORM_CERTIFICATE_KEY to the key it was written with"));
+}
+
+TEST(CertificateSeal, MergeRefusesATamperedShardAndSealsWhatItWrites) {
+  const std::string first = to_yaml(shard(0, 2));
+  const std::string second = to_yaml(shard(1, 2));
+  const Certificate merged = merge({read_certificate(written("s0.yaml", first)), read_certificate(written("s1.yaml", second))});
+  EXPECT_NO_THROW(read_certificate(written("merged.yaml", to_yaml(merged))));
+  const std::string tampered = written("s1-tampered.yaml", replaced(second, "finished: 2024-05-02T11:00:00Z", "finished: 2024-05-02T12:00:00Z"));
+  EXPECT_TRUE(contains(error_of([&] { read_certificate(tampered); }), "s1-tampered.yaml: its integrity line does not match"));
 }
 
 TEST(ReadCertificate, EveryOutcomeNameIsKnownAndNoOther) {

@@ -480,6 +480,22 @@ TEST(CertifyHostile, ZerosAndOneNanBlockBugIsFoundAtGateForEverySeed) {
   }
 }
 
+// The gate's property campaign holds an E8M0 sweep (every E8M0 a finite block can get) and a
+// tensor of more than 128 partitions, on every configuration and for every seed.
+TEST(CertifyHostile, FaultsAtOneE8m0OrPast128PartitionsAreFoundAtGate) {
+  for (int seed = 1; seed <= 3; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const CliRun scale = certify(MXCONFORM_TEST_BACKEND_ONE_SCALE_VALUE_BUG,
+                                 {"--level", "gate", "--seed", std::to_string(seed), "--timeout", "5"});
+    expect_harness_held(scale, kNotCertified);
+    expect_outcome(scale, "wrong-result");
+    const CliRun row = certify(MXCONFORM_TEST_BACKEND_UNNAMED_ROW_PAST_128,
+                               {"--level", "gate", "--seed", std::to_string(seed), "--timeout", "5"});
+    expect_harness_held(row, kNotCertified);
+    expect_outcome(row, "write-unnamed-scale-row");
+  }
+}
+
 TEST(CertifyHostile, FailureThatDoesNotRepeatIsNondeterministic) {
   const CliRun run = certify(MXCONFORM_TEST_BACKEND_FLAKY_EVERY_50TH, {"--campaign", "corpus", "--timeout", "5"});
   expect_harness_held(run, kNotCertified);
@@ -490,6 +506,25 @@ TEST(CertifyHostile, BackendSignallingMxconformIsACrash) {
   const CliRun run = certify(MXCONFORM_TEST_BACKEND_KILL_PARENT, {"--campaign", "corpus", "--timeout", "5"});
   expect_harness_held(run, kNotCertified);
   expect_outcome(run, "crash");
+}
+
+// The kernel delivers SIGIO-style signals to a pipe's owner on the worker's behalf: the worker's
+// seccomp filter must stop it at F_SETOWN, before the next request would kill mxconform.
+TEST(CertifyHostile, BackendMakingMxconformItsPipesOwnerIsACrash) {
+  const CliRun run = certify(MXCONFORM_TEST_BACKEND_SIGNAL_THROUGH_PIPE_OWNER, {"--campaign", "corpus", "--timeout", "5"});
+  expect_harness_held(run, kNotCertified);
+  expect_outcome(run, "crash");
+}
+
+// mxconform is non-dumpable while it runs workers and the worker holds no capability, so procfs
+// refuses the worker mxconform's memory and file descriptors, even when both run as root. The
+// backend is correct when it cannot reach them.
+TEST(CertifyHostile, BackendCannotReachMxconformThroughProc) {
+  const CliRun run = certify(MXCONFORM_TEST_BACKEND_REACH_HARNESS_THROUGH_PROC, {"--campaign", "corpus", "--timeout", "5"});
+  expect_harness_held(run, kCertified);
+  if (const auto report = report_of(run)) {
+    EXPECT_EQ((*report)["verdict"].as<std::string>(""), "certified") << "counted:" << counts_text(*report);
+  }
 }
 
 // The property campaign spends most of its time generating cases, between calls: that is when

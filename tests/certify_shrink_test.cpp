@@ -113,10 +113,10 @@ TEST(Shrink, KeepsTheBugItStartedFrom) {
   both[9 * 8 + 5] = kBfloat16NaN;
   const Observed original = observe(backend, config, both);
   ASSERT_EQ(original.result.outcome, Outcome::kWrongResult);
-  ASSERT_TRUE(original.signature.comparison && original.signature.comparison->first_scale);
-  ASSERT_TRUE(original.signature.comparison->first_data) << "both bugs show";
-  EXPECT_EQ(original.signature.comparison->first_scale->block_class, BlockClass::kNan);
-  EXPECT_EQ(original.signature.comparison->first_data->element_class, ElementClass::kZero);
+  ASSERT_TRUE(original.signature.comparison && original.signature.comparison->first_scale());
+  ASSERT_TRUE(original.signature.comparison->first_data()) << "both bugs show";
+  EXPECT_EQ(original.signature.comparison->first_scale()->block_class, BlockClass::kNan);
+  EXPECT_EQ(original.signature.comparison->first_data()->element_class, ElementClass::kZero);
 
   const ShrunkCase scale_repro = shrink_failure(backend, config, both, original.result, original.signature);
   EXPECT_EQ(scale_repro.signature.text, original.signature.text);

@@ -25,6 +25,9 @@ expect_outcome hangs hang
 expect_outcome wrong-size wrong-size
 expect_outcome stdout-outside-frame stray-output
 check "stdout-outside-frame: shows the stray text" grep -q "debug: about to answer" "$work/stdout-outside-frame.txt"
+# Its seccomp filter kills a command that signals mxconform: a crash, and the run goes on.
+expect_outcome kills-mxconform crash
+check "kills-mxconform: the subject, not mxconform, died of the filter" grep -q "signal 31" "$work/kills-mxconform.yaml"
 check "a fresh process after each failure" grep -Eq "^workers_started: ([3-9]|[1-9][0-9]+)" "$work/hangs.yaml"
 
 "$mx" certify --backend "cmd:$python $hostile wrong-version" --campaign corpus --corpus "$corpus" \

@@ -26,8 +26,9 @@ TEST_P(CorpusReplay, EveryCasePasses) {
   for (const CorpusCase& c : corpus()) {
     const ReplayResult result = replay_case(c, *GetParam());
     std::string report = result.reason;
-    for (const ByteDifference& d : result.differences) report += "\n  " + to_string(d);
-    EXPECT_NE(result.verdict, Verdict::kFail) << c.id << " (" << to_string(c.location) << ")" << report;
+    for (const Difference& d : result.comparison.data) report += "\n  " + to_string(d);
+    for (const Difference& d : result.comparison.scale) report += "\n  " + to_string(d);
+    EXPECT_FALSE(is_failure(result.outcome)) << c.id << " (" << to_string(c.location) << ")" << report;
   }
 }
 
@@ -66,6 +67,13 @@ class PlantedFault final : public Subject {
   std::string unsupported_;
 };
 
+// The reported differences as replay prints them: data bytes, then scale bytes.
+std::vector<Difference> differences(const ReplayResult& result) {
+  std::vector<Difference> out = result.comparison.data;
+  out.insert(out.end(), result.comparison.scale.begin(), result.comparison.scale.end());
+  return out;
+}
+
 CorpusCase one_case(const std::string& shape, const std::string& config, const std::string& fill,
                     const std::string& scale, const std::string& data) {
   const std::string text = "schema: 1\ncases:\n  - id: t\n    why: w\n    source: s\n    input: {dtype: bfloat16, shape: " +
@@ -82,11 +90,11 @@ TEST(CaseReplay, WrongDataByteFailsNamingElementBlockAndE8m0) {
   const CorpusCase c = one_case("[8, 4]", "{out-dtype: float4_e2m1fn_x4}", kRamp, "7F",
                                 "16 32 54 76 98 BA DC FE 10 32 54 76 98 BA DC FE");
   const ReplayResult result = replay_case(c, oracle::backend());
-  EXPECT_EQ(result.verdict, Verdict::kFail);
-  EXPECT_EQ(result.data_differences, 1u);
-  EXPECT_EQ(result.scale_differences, 0u);
-  ASSERT_EQ(result.differences.size(), 1u);
-  EXPECT_EQ(to_string(result.differences[0]),
+  EXPECT_EQ(result.outcome, Outcome::kWrongResult);
+  EXPECT_EQ(result.comparison.data_differences, 1u);
+  EXPECT_EQ(result.comparison.scale_differences, 0u);
+  ASSERT_EQ(differences(result).size(), 1u);
+  EXPECT_EQ(to_string(differences(result)[0]),
             "data byte 0: expected 0x16, actual 0x10; low nibble: element 0 (row 0, col 0) code 0x6 -> 0x0, block (0, 0) "
             "E8M0 127");
 }
@@ -96,8 +104,8 @@ TEST(CaseReplay, LaneRemappedNibbleNamesItsElement) {
   const CorpusCase c = one_case("[8, 4]", "{out-dtype: float4_e2m1fn_x4, lane-stride: 2}", kRamp, "7F",
                                 "42 10 76 54 BA 98 FE DC 32 10 76 54 BA 98 FE DC");
   const ReplayResult result = replay_case(c, oracle::backend());
-  ASSERT_EQ(result.differences.size(), 1u);
-  EXPECT_EQ(to_string(result.differences[0]),
+  ASSERT_EQ(differences(result).size(), 1u);
+  EXPECT_EQ(to_string(differences(result)[0]),
             "data byte 0: expected 0x42, actual 0x32; high nibble: element 3 (row 0, col 3) code 0x4 -> 0x3, block (0, 0) "
             "E8M0 127");
 }
@@ -105,9 +113,9 @@ TEST(CaseReplay, LaneRemappedNibbleNamesItsElement) {
 TEST(CaseReplay, WrongScaleByteFails) {
   const CorpusCase c = one_case("[8, 8]", "{out-dtype: float8_e4m3fn}", "fill: 256", "7F 7E", "78*64");
   const ReplayResult result = replay_case(c, oracle::backend());
-  EXPECT_EQ(result.verdict, Verdict::kFail);
-  ASSERT_EQ(result.differences.size(), 1u);
-  EXPECT_EQ(to_string(result.differences[0]), "scale byte 1 (row 0): expected 0x7E, actual 0x7F; the E8M0 of block (0, 1)");
+  EXPECT_EQ(result.outcome, Outcome::kWrongResult);
+  ASSERT_EQ(differences(result).size(), 1u);
+  EXPECT_EQ(to_string(differences(result)[0]), "scale byte 1 (row 0): expected 0x7E, actual 0x7F; the E8M0 of block (0, 1)");
 }
 
 TEST(CaseReplay, SubjectWithTheWrongE8m0IsNamedInElementDifferences) {
@@ -117,21 +125,21 @@ TEST(CaseReplay, SubjectWithTheWrongE8m0IsNamedInElementDifferences) {
     data[5] = 0x70;
   });
   const ReplayResult result = replay_case(c, halved);
-  ASSERT_EQ(result.differences.size(), 2u);
-  EXPECT_EQ(to_string(result.differences[0]),
+  ASSERT_EQ(differences(result).size(), 2u);
+  EXPECT_EQ(to_string(differences(result)[0]),
             "data byte 5: expected 0x78, actual 0x70; element 5 (row 1, col 1) code 0x78 -> 0x70, block (0, 0) E8M0 127 "
             "(actual 128)");
-  EXPECT_EQ(to_string(result.differences[1]), "scale byte 0 (row 0): expected 0x7F, actual 0x80; the E8M0 of block (0, 0)");
+  EXPECT_EQ(to_string(differences(result)[1]), "scale byte 0 (row 0): expected 0x7F, actual 0x80; the E8M0 of block (0, 0)");
 }
 
 TEST(CaseReplay, WritingARowNoSlotNamesFails) {
   // P = 40: rows 4..31 of the physical buffer are named by no slot.
   const CorpusCase c = one_case("[40, 4]", "{out-dtype: float8_e4m3fn}", "fill: 1", "77*4 ..*28 77", "78*160");
-  EXPECT_EQ(replay_case(c, oracle::backend()).verdict, Verdict::kPass);
+  EXPECT_EQ(replay_case(c, oracle::backend()).outcome, Outcome::kPass);
   const PlantedFault clears_the_gap([](std::uint8_t*, std::uint8_t* scale) { scale[4] = 0; });
   const ReplayResult result = replay_case(c, clears_the_gap);
-  ASSERT_EQ(result.differences.size(), 1u);
-  EXPECT_EQ(to_string(result.differences[0]),
+  ASSERT_EQ(differences(result).size(), 1u);
+  EXPECT_EQ(to_string(differences(result)[0]),
             "scale byte 4 (row 4): expected .., actual 0x00; a row no slot names must never be written");
 }
 
@@ -140,32 +148,33 @@ TEST(CaseReplay, AByteLeftUnwrittenFails) {
   const CorpusCase c = one_case("[8, 4]", "{out-dtype: float8_e4m3fn}", "fill: 256", "7F", "78*32");
   const PlantedFault skips_byte_3([](std::uint8_t* data, std::uint8_t*) { data[3] = static_cast<std::uint8_t>(~0x78); });
   const ReplayResult result = replay_case(c, skips_byte_3);
-  EXPECT_EQ(result.verdict, Verdict::kFail);
-  EXPECT_EQ(result.data_differences, 1u);
+  EXPECT_EQ(result.outcome, Outcome::kWrongResult);
+  EXPECT_EQ(result.comparison.data_differences, 1u);
 }
 
 TEST(CaseReplay, ReportsAreCappedButCounted) {
   const CorpusCase c = one_case("[8, 4]", "{out-dtype: float8_e4m3fn}", "fill: 256", "7F", "78*32");
   const PlantedFault zeroes([](std::uint8_t* data, std::uint8_t*) { std::fill(data, data + 32, 0); });
   const ReplayResult result = replay_case(c, zeroes, 3);
-  EXPECT_EQ(result.differences.size(), 3u);
-  EXPECT_EQ(result.data_differences, 32u);
+  EXPECT_EQ(differences(result).size(), 3u);
+  EXPECT_EQ(result.comparison.data_differences, 32u);
 }
 
-TEST(CaseReplay, NotSupportedIsItsOwnVerdict) {
+TEST(CaseReplay, NotSupportedIsItsOwnOutcome) {
   const CorpusCase c = one_case("[8, 4]", "{out-dtype: float8_e4m3fn}", "fill: 256", "7F", "78*32");
   const PlantedFault unsupported([](std::uint8_t*, std::uint8_t*) {}, "no FP8 here");
   const ReplayResult result = replay_case(c, unsupported);
-  EXPECT_EQ(result.verdict, Verdict::kNotSupported);
+  EXPECT_EQ(result.outcome, Outcome::kUnsupported);
+  EXPECT_FALSE(is_failure(result.outcome));
   EXPECT_EQ(result.reason, "no FP8 here");
-  EXPECT_EQ(name(result.verdict), "NOT SUPPORTED");
 }
 
 TEST(CaseReplay, AnExceptionIsAFailure) {
   const CorpusCase c = one_case("[8, 4]", "{out-dtype: float8_e4m3fn}", "fill: 256", "7F", "78*32");
   const PlantedFault throws([](std::uint8_t*, std::uint8_t*) { throw std::runtime_error("kernel gave up"); });
   const ReplayResult result = replay_case(c, throws);
-  EXPECT_EQ(result.verdict, Verdict::kFail);
+  EXPECT_EQ(result.outcome, Outcome::kError);
+  EXPECT_TRUE(is_failure(result.outcome));
   EXPECT_EQ(result.reason, "quantize threw: kernel gave up");
 }
 

@@ -62,7 +62,7 @@ TEST_F(ReproWriter, WritesACaseThatLoadsBackWithTheOraclesBytes) {
   EXPECT_EQ(c.tags, std::vector<std::string>{"repro"});
   EXPECT_EQ(describe(c.config), describe(config));
   EXPECT_EQ(c.input, input(128));
-  EXPECT_EQ(replay_case(c, oracle::backend()).verdict, Verdict::kPass);
+  EXPECT_EQ(replay_case(c, oracle::backend()).outcome, Outcome::kPass);
   // P = 16 is two groups: the physical buffer has 2 rows (both named) of F/4 = 2 bytes.
   EXPECT_EQ(c.scale.size(), 4u);
 }

@@ -1,9 +1,11 @@
-// The one compare step (mxconform/difference.h): block and element classes, and the first
-// differing scale and data bytes, on hand-derived cases (bfloat16 bit patterns worked out by
-// hand; e4m3fn spacing 2^(e - 3), smallest normal 2^-6, largest 448).
+// The one compare step (mxconform/difference.h): block and element classes, the differing scale
+// and data bytes (every differing element of a byte, up to a cap, unnamed rows when asked), on
+// hand-derived cases (bfloat16 bit patterns worked out by hand; e4m3fn spacing 2^(e - 3),
+// smallest normal 2^-6, largest 448).
 #include "mxconform/difference.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -73,22 +75,22 @@ TEST(Compare, FirstScaleAndFirstDataDifferenceBoth) {
   EXPECT_FALSE(r.equal());
   EXPECT_EQ(r.scale_differences, 1u);
   EXPECT_EQ(r.data_differences, 2u);
-  ASSERT_TRUE(r.first_scale && r.first_data);
-  EXPECT_EQ(&*r.first(), &*r.first_scale) << "a report leads with the scale byte";
-  EXPECT_EQ(r.first_scale->offset, 1u);
-  EXPECT_EQ(r.first_scale->group, 0u);
-  EXPECT_EQ(r.first_scale->column_block, 1u);
-  EXPECT_EQ(r.first_scale->block_class, BlockClass::kClampLow);
-  EXPECT_EQ(r.first_scale->element_class, ElementClass::kNotElement);
-  EXPECT_EQ(*r.first_data->element, 13u);
-  EXPECT_EQ(r.first_data->input_bits, 0x3F80);
-  EXPECT_EQ(r.first_data->column_block, 1u);
-  EXPECT_EQ(r.first_data->expected_e8m0, 0x01);
-  EXPECT_EQ(r.first_data->actual_e8m0, 0x02);
-  EXPECT_EQ(r.first_data->expected, 0x00);
-  EXPECT_EQ(r.first_data->actual, 0x05);
-  EXPECT_NE(r.first_data->to_string().find("element 13 (row 1, column 5), input 0x3F80"), std::string::npos)
-      << r.first_data->to_string();
+  ASSERT_TRUE(r.first_scale() && r.first_data());
+  EXPECT_EQ(r.first(), r.first_scale()) << "a report leads with the scale byte";
+  EXPECT_EQ(r.first_scale()->offset, 1u);
+  EXPECT_EQ(r.first_scale()->group, 0u);
+  EXPECT_EQ(r.first_scale()->column_block, 1u);
+  EXPECT_EQ(r.first_scale()->block_class, BlockClass::kClampLow);
+  EXPECT_EQ(r.first_scale()->element_class, ElementClass::kNotElement);
+  EXPECT_EQ(*r.first_data()->element, 13u);
+  EXPECT_EQ(r.first_data()->input_bits, 0x3F80);
+  EXPECT_EQ(r.first_data()->column_block, 1u);
+  EXPECT_EQ(r.first_data()->expected_e8m0, 0x01);
+  EXPECT_EQ(r.first_data()->actual_e8m0, 0x02);
+  EXPECT_EQ(r.first_data()->expected, 0x00);
+  EXPECT_EQ(r.first_data()->actual, 0x05);
+  EXPECT_NE(r.first_data()->to_string().find("element 13 (row 1, column 5), input 0x3F80"), std::string::npos)
+      << r.first_data()->to_string();
   EXPECT_TRUE(compare(c, input, expected_data, expected_scale, expected_data, expected_scale).equal());
 }
 
@@ -102,9 +104,9 @@ TEST(Compare, UnnamedPhysicalScaleRowsAreNotCompared) {
   EXPECT_TRUE(compare(c, input, data, expected_scale, data, actual_scale).equal());
   actual_scale[32] = 0x00;
   const Comparison r = compare(c, input, data, expected_scale, data, actual_scale);
-  ASSERT_TRUE(r.first_scale);
-  EXPECT_EQ(r.first_scale->group, 4u);
-  EXPECT_EQ(r.first_scale->block_class, BlockClass::kZero);
+  ASSERT_TRUE(r.first_scale());
+  EXPECT_EQ(r.first_scale()->group, 4u);
+  EXPECT_EQ(r.first_scale()->block_class, BlockClass::kZero);
 }
 
 TEST(Compare, Fp4NibblesMapBackToTheirElements) {
@@ -116,11 +118,93 @@ TEST(Compare, Fp4NibblesMapBackToTheirElements) {
   std::vector<std::uint8_t> high = data, low = data;
   high[3] = 0x50;
   low[3] = 0x05;
-  EXPECT_EQ(*compare(c, input, data, scale, high, scale).first_data->element, 7u);
-  EXPECT_EQ(*compare(c, input, data, scale, low, scale).first_data->element, 6u);
+  EXPECT_EQ(*compare(c, input, data, scale, high, scale).first_data()->element, 7u);
+  EXPECT_EQ(*compare(c, input, data, scale, low, scale).first_data()->element, 6u);
   c.fp4_lane_stride = 2;
-  EXPECT_EQ(*compare(c, input, data, scale, high, scale).first_data->element, 5u);
-  EXPECT_EQ(*compare(c, input, data, scale, low, scale).first_data->element, 4u);
+  EXPECT_EQ(*compare(c, input, data, scale, high, scale).first_data()->element, 5u);
+  EXPECT_EQ(*compare(c, input, data, scale, low, scale).first_data()->element, 4u);
+}
+
+TEST(Compare, EveryDifferingElementOfAByteIsListed) {
+  // Lane stride 2, high parity 1: byte 3 holds position 6 (low nibble, element 4) and position 7
+  // (high nibble, element 5); elements 4 and 5 are row 1, columns 0 and 1 of block (0, 0).
+  QuantizeConfig c = config(OutputDtype::kFloat4E2m1fnX4, 8, 4, ScaleLayout::kLogical);
+  c.fp4_lane_stride = 2;
+  const std::vector<std::uint16_t> input(32, 0);
+  const std::vector<std::uint8_t> data(16, 0), expected_scale(1, 0x01), actual_scale(1, 0x02);
+  std::vector<std::uint8_t> both = data;
+  both[3] = 0x5A;
+  const Comparison r = compare(c, input, data, expected_scale, both, actual_scale);
+  ASSERT_TRUE(r.first_data());
+  const std::vector<ElementDifference>& elements = r.first_data()->elements;
+  ASSERT_EQ(elements.size(), 2u);
+  EXPECT_EQ(elements[0].index, 4u);
+  EXPECT_EQ(elements[0].high_nibble, std::optional<bool>(false));
+  EXPECT_EQ(elements[0].expected_code, 0x0);
+  EXPECT_EQ(elements[0].actual_code, 0xA);
+  EXPECT_EQ(elements[1].index, 5u);
+  EXPECT_EQ(elements[1].high_nibble, std::optional<bool>(true));
+  EXPECT_EQ(elements[1].actual_code, 0x5);
+  for (const ElementDifference& e : elements) {
+    EXPECT_EQ(e.group, 0u);
+    EXPECT_EQ(e.column_block, 0u);
+    EXPECT_EQ(e.expected_e8m0, 0x01);
+    EXPECT_EQ(e.actual_e8m0, 0x02);
+  }
+  EXPECT_EQ(*r.first_data()->element, 4u) << "the first of them";
+  // FP8: one element per byte, no nibble.
+  const QuantizeConfig e4m3 = config(OutputDtype::kFloat8E4m3fn, 8, 4, ScaleLayout::kLogical);
+  std::vector<std::uint8_t> fp8(32, 0), fp8_actual = fp8;
+  fp8_actual[9] = 0x38;
+  const Comparison one = compare(e4m3, input, fp8, expected_scale, fp8_actual, expected_scale);
+  ASSERT_EQ(one.first_data()->elements.size(), 1u);
+  EXPECT_EQ(one.first_data()->elements[0].index, 9u);
+  EXPECT_FALSE(one.first_data()->elements[0].high_nibble.has_value());
+  EXPECT_EQ(one.first_data()->elements[0].actual_code, 0x38);
+}
+
+TEST(Compare, ReportsUpToMaxReportedOfEachKindAndCountsThemAll) {
+  const std::vector<std::uint16_t> input(32, 0);
+  const std::vector<std::uint8_t> data(32, 0), scale(1, 0x01);
+  std::vector<std::uint8_t> actual = data;
+  for (std::size_t i : {2u, 5u, 6u, 20u, 31u}) actual[i] = 0x01;
+  CompareOptions options;
+  options.max_reported = 3;
+  const Comparison r = compare(kE4m3, input, data, scale, actual, scale, options);
+  EXPECT_EQ(r.data_differences, 5u);
+  ASSERT_EQ(r.data.size(), 3u);
+  EXPECT_EQ(r.data[0].offset, 2u);
+  EXPECT_EQ(r.data[1].offset, 5u);
+  EXPECT_EQ(r.data[2].offset, 6u);
+  EXPECT_TRUE(r.scale.empty());
+  EXPECT_EQ(compare(kE4m3, input, data, scale, actual, scale).data.size(), 1u) << "one of each kind by default";
+}
+
+TEST(Compare, UnnamedPhysicalScaleRowsAreComparedWhenAsked) {
+  // [40, 4] physical: rows 4..31 are named by no slot; the expected buffer holds their fill.
+  const QuantizeConfig c = config(OutputDtype::kFloat8E4m3fn, 40, 4, ScaleLayout::kPhysical);
+  const std::vector<std::uint16_t> input(160, 0);
+  const std::vector<std::uint8_t> data(160, 0);
+  std::vector<std::uint8_t> expected_scale(33, 0xFF);
+  for (std::size_t row : {0u, 1u, 2u, 3u, 32u}) expected_scale[row] = 0x01;
+  std::vector<std::uint8_t> actual_scale = expected_scale;
+  actual_scale[10] = 0x00;
+  CompareOptions options;
+  options.check_unnamed_rows = true;
+  const Comparison r = compare(c, input, data, expected_scale, data, actual_scale, options);
+  EXPECT_EQ(r.scale_differences, 1u);
+  ASSERT_TRUE(r.first_scale());
+  EXPECT_FALSE(r.first_scale()->named_row);
+  EXPECT_EQ(r.first_scale()->row, 10u);
+  EXPECT_EQ(r.first_scale()->offset, 10u);
+  EXPECT_TRUE(compare(c, input, data, expected_scale, data, actual_scale).equal()) << "skipped unless asked";
+  actual_scale[32] = 0x02;
+  options.max_reported = 2;
+  const Comparison named = compare(c, input, data, expected_scale, data, actual_scale, options);
+  ASSERT_EQ(named.scale.size(), 2u);
+  EXPECT_TRUE(named.scale[1].named_row);
+  EXPECT_EQ(named.scale[1].row, 32u);
+  EXPECT_EQ(named.scale[1].group, 4u);
 }
 
 TEST(Difference, SignatureIsKindClassesAndKnobsNotShapeNorPlace) {

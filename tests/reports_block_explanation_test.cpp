@@ -137,8 +137,8 @@ TEST(Explain, APlantedFaultsReproFailsReplayAndIsExplained) {
   const CorpusCase repro = load_corpus_file(path).at(0);
   const NoLaneRemap subject;
   const ReplayResult result = replay_case(repro, subject);
-  EXPECT_EQ(result.verdict, Verdict::kFail);
-  EXPECT_EQ(replay_case(repro, oracle::backend()).verdict, Verdict::kPass);
+  EXPECT_EQ(result.outcome, Outcome::kWrongResult);
+  EXPECT_EQ(replay_case(repro, oracle::backend()).outcome, Outcome::kPass);
   ExplainRequest request;
   request.config = repro.config;
   request.input = repro.input;

@@ -30,6 +30,29 @@ TEST(SafeText, MalformedUtf8IsShownAsHex) {
   EXPECT_EQ(safe_text("\xF4\x90\x80\x80"), "\\xF4\\x90\\x80\\x80");  // above U+10FFFF
 }
 
+// Bidi overrides and isolates, zero-width characters, the line separator and the BOM reorder or
+// hide text without showing themselves: each is shown as its UTF-8 bytes in hex.
+TEST(SafeText, InvisibleFormatCharactersAreShownAsHex) {
+  EXPECT_EQ(safe_text("abc\xE2\x80\xAE" "fed"), "abc\\xE2\\x80\\xAEfed");        // U+202E RIGHT-TO-LEFT OVERRIDE
+  EXPECT_EQ(safe_text("\xE2\x81\xA6x\xE2\x81\xA9"), "\\xE2\\x81\\xA6x\\xE2\\x81\\xA9");  // U+2066, U+2069 isolates
+  EXPECT_EQ(safe_text("a\xE2\x80\x8B" "b"), "a\\xE2\\x80\\x8Bb");              // U+200B ZERO WIDTH SPACE
+  EXPECT_EQ(safe_text("a\xE2\x80\xA8" "b"), "a\\xE2\\x80\\xA8" "b");          // U+2028 LINE SEPARATOR
+  EXPECT_EQ(safe_text("\xEF\xBB\xBF" "x"), "\\xEF\\xBB\\xBFx");                // U+FEFF BOM
+  EXPECT_EQ(safe_text("\xD8\x9C"), "\\xD8\\x9C");                                // U+061C ARABIC LETTER MARK
+  EXPECT_EQ(safe_text("\xF3\xA0\x80\x81"), "\\xF3\\xA0\\x80\\x81");          // U+E0001 LANGUAGE TAG
+  // Their neighbours stay as they are.
+  EXPECT_EQ(safe_text("\xE2\x80\x94 \xE2\x80\xB0"), "\xE2\x80\x94 \xE2\x80\xB0");  // U+2014, U+2030
+}
+
+TEST(ShellWord, PlainWordsStayAndEverythingElseIsSingleQuoted) {
+  EXPECT_EQ(shell_word("./build/lib-x_1.so"), "./build/lib-x_1.so");
+  EXPECT_EQ(shell_word("cmd:python3 x.py"), "'cmd:python3 x.py'");
+  EXPECT_EQ(shell_word("./a$(touch${IFS}PWNED).so"), "'./a$(touch${IFS}PWNED).so'");
+  EXPECT_EQ(shell_word("a`id`;b|c&d*"), "'a`id`;b|c&d*'");
+  EXPECT_EQ(shell_word("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_word(""), "''");
+}
+
 TEST(SafeText, BackslashesAreDoubledSoEscapesAreUnambiguous) { EXPECT_EQ(safe_text("\\x41"), "\\\\x41"); }
 
 TEST(SafeText, LongTextIsCutAndTheCutIsSaid) {

@@ -1,8 +1,8 @@
 #pragma once
-// One compare step for every layer (certify, its shrinker, reports): the expected bytes of a
-// quantize call against the actual ones, and what the first difference is — which byte, which
-// block and element, the input bits, both E8M0s, and the classes that say what kind of failure
-// it is (its signature). A shrink step keeps a smaller case only when its signature is unchanged.
+// One compare step for every layer (certify, its shrinker, corpus replay, explain): the expected
+// bytes of a quantize call against the actual ones, and what differs — which byte, which block and
+// elements, the input bits, both E8M0s, and the classes that say what kind of failure it is (its
+// signature). A shrink step keeps a smaller case only when its signature is unchanged.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -25,13 +25,28 @@ enum class ElementClass { kNotElement, kNan, kInf, kZero, kSaturation, kTie, kOr
 std::string_view name(BlockClass value);
 std::string_view name(ElementClass value);
 
+// One element whose code differs, inside a differing data byte.
+struct ElementDifference {
+  std::size_t index = 0;           // row-major element index
+  std::size_t group = 0;           // its block (block row, column block)
+  std::size_t column_block = 0;
+  std::optional<bool> high_nibble;  // FP4: which nibble of the byte holds it; FP8: none
+  std::uint8_t expected_code = 0;
+  std::uint8_t actual_code = 0;
+  std::uint8_t expected_e8m0 = 0;  // its block's scale byte
+  std::uint8_t actual_e8m0 = 0;
+};
+
 // One differing output byte.
 struct Difference {
   bool scale = false;            // a scale byte, else a data byte
   std::size_t offset = 0;        // in its buffer
-  std::size_t group = 0;         // its block (block row, column block)
+  std::size_t row = 0;           // scale bytes: the row of the scale buffer (physical or logical)
+  bool named_row = true;         // scale bytes: false for a physical row no slot names (see compare)
+  std::size_t group = 0;         // its block (block row, column block); data bytes: the first element's
   std::size_t column_block = 0;
   std::optional<std::size_t> element;  // data bytes: the first differing element (row-major index)
+  std::vector<ElementDifference> elements;  // data bytes: every element whose code differs (FP4: up to 2)
   std::uint16_t input_bits = 0;  // that element's input bits (data bytes)
   std::uint8_t expected = 0;     // the byte
   std::uint8_t actual = 0;
@@ -48,25 +63,37 @@ struct Difference {
   std::string to_string() const;
 };
 
-// The differences of one call: the first differing scale byte and the first differing data byte
-// (each, so that a bad scale byte does not hide element-level ones), and how many of each.
+// The differences of one call: the first differing scale bytes and the first differing data bytes
+// (each kind, so that a bad scale byte does not hide element-level ones), in buffer order, and how
+// many of each.
 struct Comparison {
-  std::optional<Difference> first_scale;
-  std::optional<Difference> first_data;
-  std::size_t scale_differences = 0;
+  std::vector<Difference> scale;  // the first CompareOptions::max_reported differing scale bytes
+  std::vector<Difference> data;   // the first CompareOptions::max_reported differing data bytes
+  std::size_t scale_differences = 0;  // all of them
   std::size_t data_differences = 0;
 
   bool equal() const { return scale_differences == 0 && data_differences == 0; }
+  // The first of each kind, or nullptr.
+  const Difference* first_scale() const { return scale.empty() ? nullptr : &scale.front(); }
+  const Difference* first_data() const { return data.empty() ? nullptr : &data.front(); }
   // The one a report leads with: the scale byte when there is one, else the data byte.
-  const std::optional<Difference>& first() const { return first_scale ? first_scale : first_data; }
+  const Difference* first() const { return first_scale() ? first_scale() : first_data(); }
+};
+
+struct CompareOptions {
+  std::size_t max_reported = 1;  // differences kept per kind (scale, data); every one is counted
+  // Physical scale rows no slot names are compared too: their expected bytes are what the buffer
+  // held before the call, which the subject must keep (a difference there has named_row false).
+  // Otherwise they are skipped, and whoever runs the call checks them.
+  bool check_unnamed_rows = false;
 };
 
 // Compares a call's output with the expected output. `config` is validated; the buffers have
-// geometry(config)'s sizes (Error otherwise); scale bytes are in the configured layout and
-// physical rows no slot names are skipped (whoever runs the call checks those).
+// geometry(config)'s sizes (Error otherwise); scale bytes are in the configured layout.
 Comparison compare(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                    const std::vector<std::uint8_t>& expected_data, const std::vector<std::uint8_t>& expected_scale,
-                   const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale);
+                   const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale,
+                   const CompareOptions& options = {});
 
 // The class of block (group, column_block) of `input` whose E8M0 is `e8m0`.
 BlockClass classify_block(const QuantizeConfig& config, const std::vector<std::uint16_t>& input, std::size_t group,

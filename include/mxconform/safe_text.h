@@ -18,4 +18,10 @@ std::string safe_text(std::string_view bytes, std::size_t max_bytes = kDefaultSa
 // The same for multi-line text: newlines (and tabs) are kept, everything else as safe_text.
 std::string safe_multiline_text(std::string_view bytes, std::size_t max_bytes = kDefaultSafeTextBytes);
 
+// One word of a POSIX shell command line that a user may paste (a certificate's `rerun`): kept
+// as it is when it holds only letters, digits and _ . / : = , + @ % -, else in single quotes
+// with each ' written '\''. No character in it is then special to the shell ($, `, ;, |, &,
+// blanks, globs). An empty word is ''.
+std::string shell_word(std::string_view word);
+
 }  // namespace mxconform

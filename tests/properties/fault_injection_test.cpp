@@ -74,7 +74,7 @@ TEST_P(FaultInjectionTest, TheSuiteCatchesItAndShrinksItToTheSmallestShape) {
         subject, property.fp4_only ? std::vector<OutputDtype>{OutputDtype::kFloat4E2m1fnX4} : every_output);
     const PropertyOutcome outcome =
         property.check(subject, space, settings, current_test_id() + "#" + std::string(property.name));
-    if (!outcome.failed) {
+    if (!outcome.failed()) {
       std::printf("  %-28s held on %d cases\n", std::string(property.name).c_str(), outcome.passed_cases);
       continue;
     }

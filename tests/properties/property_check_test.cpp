@@ -1,5 +1,6 @@
 // property_check.cpp: a failure shrinks and carries its repro and reproduce string, shrinking stops
-// at its time budget, and a promised coverage class that no case hits fails the run.
+// at its time budget, a promised coverage class that no case hits fails the run, and the outcome
+// says which kind of run it was (a broken property, the subject's own error, not supported).
 #include "property_check.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <rapidcheck/detail/Configuration.h>
 
 #include "input_value.h"
+#include "mxconform/error.h"
 #include "mxconform/registry.h"
 
 namespace mxconform::properties {
@@ -47,7 +49,8 @@ Property<QuantizeCase> no_nan_property() {
 
 TEST(PropertyCheck, AFailureShrinksToOneBlockAndKeepsItsRepro) {
   const PropertyOutcome outcome = run_property(no_nan_property(), scalar(), RunSettings{}, "PropertyCheck.Shrink");
-  ASSERT_TRUE(outcome.failed);
+  ASSERT_EQ(outcome.outcome, Outcome::kWrongResult);
+  EXPECT_TRUE(outcome.failed());
   ASSERT_TRUE(outcome.repro.has_value());
   EXPECT_FALSE(outcome.shrink_budget_hit);
   EXPECT_FALSE(outcome.reproduce.empty());
@@ -70,7 +73,7 @@ TEST(PropertyCheck, ShrinkingStopsAtItsBudget) {
   settings.shrink_seconds = 0.1;
   const PropertyOutcome outcome = run_property(slow, scalar(), settings, "PropertyCheck.ShrinkingStopsAtItsBudget");
   std::fputs(outcome.report().c_str(), stdout);
-  ASSERT_TRUE(outcome.failed);
+  ASSERT_EQ(outcome.outcome, Outcome::kWrongResult);
   EXPECT_TRUE(outcome.shrink_budget_hit);
   ASSERT_TRUE(outcome.repro.has_value());
   EXPECT_GT(nans({outcome.repro->config, outcome.repro->input}), 0u) << "the case kept still fails";
@@ -86,10 +89,61 @@ TEST(PropertyCheck, APromisedClassThatNoCaseHitsFailsTheRun) {
   holds.promised = {CoverageClass::kSingleBlock, CoverageClass::kLargestShape};  // 32x32 never reaches 128x512
   holds.gate_cases = 20;
   const PropertyOutcome outcome = run_property(holds, scalar(), RunSettings{}, "PropertyCheck.Coverage");
-  EXPECT_FALSE(outcome.failed);
+  EXPECT_EQ(outcome.outcome, Outcome::kPass);
+  EXPECT_FALSE(outcome.failed());
   EXPECT_EQ(outcome.passed_cases, 20);
   EXPECT_EQ(outcome.missed, std::vector<CoverageClass>{CoverageClass::kLargestShape});
   EXPECT_FALSE(outcome.passed());
+}
+
+// The scalar kernel, but declaring every configuration unsupported, or throwing from quantize.
+class Refusing final : public Subject {
+ public:
+  explicit Refusing(bool throws) : throws_(throws) {}
+  std::string_view name() const override { return "refusing"; }
+  std::string_view description() const override { return "unsupported everywhere, or throws"; }
+  CpuFeatures required_features() const override { return {}; }
+  std::string unsupported_reason(const QuantizeConfig&) const override { return throws_ ? "" : "nothing here"; }
+  void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
+                std::uint8_t* scale) const override {
+    if (throws_) throw Error("kernel gave up");
+    scalar().quantize(config, input, data, scale);
+  }
+  void dequantize(const QuantizeConfig& config, const std::uint8_t* data, const std::uint8_t* scale,
+                  float* output) const override {
+    scalar().dequantize(config, data, scale, output);
+  }
+
+ private:
+  bool throws_;
+};
+
+Property<QuantizeCase> runs_the_subject(const Subject& subject) {
+  Property<QuantizeCase> property("runs", "the subject quantizes", quantize_cases(small_space()));
+  property.check = [&subject](const QuantizeCase& c) { quantize(subject, c); };
+  property.base = [](const QuantizeCase& c) -> const QuantizeCase& { return c; };
+  property.gate_cases = 10;
+  return property;
+}
+
+TEST(PropertyCheck, ASubjectThatSupportsNoCaseIsNotSupportedNeitherPassNorFail) {
+  const Refusing refusing(false);
+  const PropertyOutcome outcome =
+      run_property(runs_the_subject(refusing), refusing, RunSettings{}, "PropertyCheck.NotSupported");
+  EXPECT_EQ(outcome.outcome, Outcome::kUnsupported);
+  EXPECT_GT(outcome.unsupported_cases, 0);
+  EXPECT_EQ(outcome.passed_cases, 0);
+  EXPECT_FALSE(outcome.passed());
+  EXPECT_FALSE(outcome.failed());
+  EXPECT_NE(outcome.report().find("not supported by refusing"), std::string::npos) << outcome.report();
+}
+
+TEST(PropertyCheck, ASubjectThatThrowsIsAnErrorNotAWrongResult) {
+  const Refusing throws(true);
+  const PropertyOutcome outcome = run_property(runs_the_subject(throws), throws, RunSettings{}, "PropertyCheck.Throws");
+  EXPECT_EQ(outcome.outcome, Outcome::kError);
+  EXPECT_TRUE(outcome.failed());
+  EXPECT_NE(outcome.message.find("kernel gave up"), std::string::npos) << outcome.message;
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ void report(const PropertyOutcome& outcome) {
   ::testing::Test::RecordProperty("settings", outcome.settings);
   if (!outcome.reproduce.empty()) ::testing::Test::RecordProperty("reproduce", outcome.reproduce);
   const std::string text = outcome.report();
+  if (outcome.outcome == Outcome::kUnsupported) GTEST_SKIP() << text;  // neither a pass nor a failure
   if (!outcome.passed()) {
     // The shrunk case as a ready-to-commit corpus file (corpus/repro_writer.h): expected bytes
     // from the oracle, id from the content, written under $MXCONFORM_REPRO_DIR or the build tree.

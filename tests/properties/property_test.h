@@ -37,8 +37,8 @@ std::string target_name(const ::testing::TestParamInfo<Target>& info);
 // replays with --gtest_filter set to it.
 std::string current_test_id();
 
-// Prints the outcome's report, records "seed", "level" and "reproduce", and fails the test unless
-// the outcome passed.
+// Prints the outcome's report, records "seed", "level" and "reproduce", skips the test when the
+// subject supports none of its cases, and fails it unless the outcome passed.
 void report(const PropertyOutcome& outcome);
 
 class PropertyTest : public ::testing::TestWithParam<Target> {

@@ -1,5 +1,5 @@
-// repro.cpp: the first difference names the element, its block and the block's E8M0, or a scale
-// byte and whether a slot names its row; the text shows it all.
+// repro.cpp: the comparison names the differing element, its block and the block's E8M0, or a
+// scale byte and whether a slot names its row; the text shows it all.
 #include "repro.h"
 
 #include <gtest/gtest.h>
@@ -25,15 +25,17 @@ TEST(Repro, FirstDifferenceIsAnElementWithItsBlockAndE8m0) {
   Repro repro = fp8_repro(16, 8);
   repro.actual.data[9 * 8 + 5] = 0x39;  // row 9, column 5: block (1, 1)
   repro.actual.data[15 * 8 + 7] = 0x3A;
-  const Difference d = first_difference(repro);
-  EXPECT_EQ(d.kind, Difference::Kind::kElement);
-  EXPECT_EQ(d.element, 9u * 8 + 5);
-  EXPECT_EQ(d.block_row, 1u);
-  EXPECT_EQ(d.block_col, 1u);
-  EXPECT_EQ(d.expected_code, 0x38);
-  EXPECT_EQ(d.actual_code, 0x39);
-  EXPECT_EQ(d.expected_e8m0, 0x7F);
-  EXPECT_EQ(d.differing_elements, 2u);
+  const Comparison comparison = compare(repro);
+  ASSERT_TRUE(comparison.first_data());
+  EXPECT_FALSE(comparison.first_scale());
+  const ElementDifference& e = comparison.first_data()->elements.at(0);
+  EXPECT_EQ(e.index, 9u * 8 + 5);
+  EXPECT_EQ(e.group, 1u);
+  EXPECT_EQ(e.column_block, 1u);
+  EXPECT_EQ(e.expected_code, 0x38);
+  EXPECT_EQ(e.actual_code, 0x39);
+  EXPECT_EQ(e.expected_e8m0, 0x7F);
+  EXPECT_EQ(differing_elements(comparison), 2u);
   const std::string text = format_repro(repro);
   EXPECT_NE(text.find("first difference: element [9][5] (flat 77, input 0x3F80 = 1) of block (1, 1)"),
             std::string::npos)
@@ -46,10 +48,11 @@ TEST(Repro, AWrittenRowThatNoSlotNamesIsReported) {
   repro.expected.scale.assign(repro.expected.scale.size(), 0xEE);
   repro.actual.scale = repro.expected.scale;
   repro.actual.scale[4] = 0x7F;
-  const Difference d = first_difference(repro);
-  EXPECT_EQ(d.kind, Difference::Kind::kScale);
-  EXPECT_EQ(d.scale_byte, 4u);
-  EXPECT_FALSE(d.named_row);
+  const Comparison comparison = compare(repro);
+  EXPECT_FALSE(comparison.first_data());
+  ASSERT_TRUE(comparison.first_scale());
+  EXPECT_EQ(comparison.first_scale()->offset, 4u);
+  EXPECT_FALSE(comparison.first_scale()->named_row);
   EXPECT_NE(format_repro(repro).find("a row no slot names"), std::string::npos);
 }
 

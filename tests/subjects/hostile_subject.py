@@ -10,11 +10,13 @@ float8_e5m2_x4, where MODE decides what it does instead:
     wrong-size            answers with one data byte too few
     stdout-outside-frame  writes a line of text to stdout before its (correct) frame
     wrong-version         (at the handshake) claims protocol version 2
+    kills-mxconform       sends SIGKILL to its parent (mxconform)
 Its info record is the earlier revision's 56 bytes, without the profile masks: the harness must
 take it for neuron-only with 8x4 blocks, and never send it another profile (it exits if it is).
 """
 
 import os
+import signal
 import struct
 import sys
 import time
@@ -27,7 +29,8 @@ import mxc_subject as wire  # noqa: E402
 
 # The info record before the profile masks were appended (docs/subject-protocol.md).
 EARLIER_INFO = struct.Struct("<IIIIIIIIQIIII")
-MODES = ("garbage", "dies-mid-frame", "hangs", "wrong-size", "stdout-outside-frame", "wrong-version")
+MODES = ("garbage", "dies-mid-frame", "hangs", "wrong-size", "stdout-outside-frame", "wrong-version",
+         "kills-mxconform")
 
 
 def main():
@@ -70,6 +73,9 @@ def main():
             wire._write_all(out, wire._result(wire.STATUS_OK, data=data[:-1], scale=scale))
         elif mode == "stdout-outside-frame":
             wire._write_all(out, b"debug: about to answer\n" + answer)
+        elif mode == "kills-mxconform":
+            os.kill(os.getppid(), signal.SIGKILL)
+            wire._write_all(out, answer)
 
 
 if __name__ == "__main__":
