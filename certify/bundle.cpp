@@ -22,6 +22,7 @@
 #include "class_cases.h"
 #include "corpus_loader.h"
 #include "coverage.h"
+#include "fingerprint.h"
 #include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
@@ -49,7 +50,8 @@ constexpr std::uint64_t kNpyHeaderAllowance = 1 << 16;  // bytes a .npy may hold
 // ---- The cases, in bundle order. ----
 
 struct CaseSet {
-  std::vector<std::string> campaigns;  // canonical order: corpus, exhaustive, properties
+  std::vector<std::string> campaigns;  // canonical order: corpus, exhaustive, properties; or fingerprint
+  QuantizeConfig knobs;                // the profile and knobs exported
   bool wants(const std::string& campaign) const {
     return std::find(campaigns.begin(), campaigns.end(), campaign) != campaigns.end();
   }
@@ -59,14 +61,19 @@ struct CaseSet {
   std::size_t corpus_files = 0;
 };
 
-// The campaigns named, in canonical order; Error naming `what` on an unknown or repeated one.
+// The campaigns named, in canonical order; Error naming `what` on an unknown or repeated one, or
+// on fingerprint named with another.
 std::vector<std::string> canonical_campaigns(const std::vector<std::string>& named, const std::string& what) {
   if (named.empty()) throw Error(what + ": no campaign named; expected corpus, exhaustive or properties");
   for (const std::string& c : named) {
-    if (c != "corpus" && c != "exhaustive" && c != "properties") {
-      throw Error(what + " '" + safe_text(c, 64) + "': expected corpus, exhaustive or properties");
+    if (c != "corpus" && c != "exhaustive" && c != "properties" && c != kFingerprintCampaign) {
+      throw Error(what + " '" + safe_text(c, 64) + "': expected corpus, exhaustive, properties or fingerprint");
     }
     if (std::count(named.begin(), named.end(), c) > 1) throw Error(what + ": campaign " + c + " named twice");
+  }
+  if (std::count(named.begin(), named.end(), kFingerprintCampaign) > 0) {
+    if (named.size() > 1) throw Error(what + ": fingerprint is a bundle of its own, named with no other campaign");
+    return named;
   }
   std::vector<std::string> out;
   for (const char* c : {"corpus", "exhaustive", "properties"}) {
@@ -79,6 +86,7 @@ CaseSet load_case_set(const std::vector<std::string>& campaigns, const std::vect
                       const QuantizeConfig& knobs, bool all_knobs) {
   CaseSet set;
   set.campaigns = campaigns;
+  set.knobs = knobs;
   const std::vector<std::string> files =
       set.wants("corpus") ? corpus::find_corpus_files(corpus_paths) : std::vector<std::string>{};
   Sha256 digest;  // the same digest certify records as corpus_sha256
@@ -94,26 +102,34 @@ CaseSet load_case_set(const std::vector<std::string>& campaigns, const std::vect
   return set;
 }
 
-// Every case of the three campaigns in certify's order, with the tally key certify files it under
-// (the generating configuration's knobs_text; the corpus case's own for the corpus).
+// Every case of the campaigns in certify's order, with the tally key certify files it under
+// (the generating configuration's knobs_text; the corpus case's own for the corpus). As certify
+// --profile: the corpus cases of the profile exported only; for a profile other than neuron no
+// exhaustive campaign (it follows the neuron path) and the profile campaign for the properties.
 void for_each_bundle_case(const CaseSet& set, Level level, std::uint64_t seed,
-                          const std::function<void(const std::string& tally_key, const CampaignCase&)>& visit) {
-  // Bundles carry the neuron contract only (the manifest has no profile field yet): the corpus
-  // cases of other profiles stay out, as certify reports them not supported for a neuron backend.
+                          const std::function<void(const std::string& tally_key, const CampaignCase& c)>& visit) {
+  const ProfileId profile = set.knobs.profile;
   if (set.wants("corpus")) {
     for_each_corpus_case(set.corpus, [&](const CampaignCase& c) {
-      if (c.config.profile == ProfileId::kNeuron) visit(knobs_text(c.config), c);
+      if (c.config.profile == profile) visit(knobs_text(c.config), c);
     });
   }
   for (const QuantizeConfig& config : set.configurations) {
-    if (!set.wants("exhaustive")) break;
+    if (!set.wants("exhaustive") || profile != ProfileId::kNeuron) break;
     const std::string key = knobs_text(config);
     for_each_exhaustive_case(config, level, [&](const CampaignCase& c) { visit(key, c); });
   }
   for (const QuantizeConfig& config : set.configurations) {
     if (!set.wants("properties")) break;
     const std::string key = knobs_text(config);
-    for_each_property_case(config, level, seed, [&](const CampaignCase& c) { visit(key, c); });
+    if (profile == ProfileId::kNeuron) {
+      for_each_property_case(config, level, seed, [&](const CampaignCase& c) { visit(key, c); });
+    } else {
+      for_each_profile_case(config, level, seed, [&](const CampaignCase& c) { visit(key, c); });
+    }
+  }
+  if (set.wants(kFingerprintCampaign)) {
+    for_each_deciding_case(set.knobs, [&](const CampaignCase& c) { visit(knobs_text(c.config), c); });
   }
 }
 
@@ -145,6 +161,8 @@ void emit_knobs(YAML::Emitter& out, const QuantizeConfig& config) {
   out << YAML::Key << "lane_stride" << YAML::Value << config.fp4_lane_stride;
   out << YAML::Key << "high_parity" << YAML::Value << config.fp4_high_parity;
   out << YAML::Key << "scale_layout" << YAML::Value << std::string(name(config.scale_layout));
+  out << YAML::Key << "profile" << YAML::Value << std::string(name(config.profile));
+  out << YAML::Key << "block_shape" << YAML::Value << std::string(name(config.block_shape));
 }
 
 bool directory_is_empty(const std::string& path) {
@@ -296,6 +314,36 @@ struct ManifestReader {
   }
 };
 
+// The profile and block shape of the header's `knobs` into `knobs`: absent (a bundle written
+// before the fields) is neuron with 8x4 blocks. Fails naming the field on an unknown name or a
+// block shape the profile does not admit.
+void read_profile(const ManifestReader& reader, const YAML::Node& k, QuantizeConfig& knobs) {
+  if (k["profile"]) {
+    const std::string text = reader.text(k, "profile", "knobs: ");
+    try {
+      knobs.profile = parse_profile(text);
+    } catch (const Error&) {
+      std::string names;
+      for (const Profile& p : profiles()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+      reader.fail(k["profile"], "knobs: field 'profile' is '" + safe_text(text, 64) + "', not a profile of this mxconform (" +
+                                    names + ")");
+    }
+  }
+  if (k["block_shape"]) {
+    const std::string text = reader.text(k, "block_shape", "knobs: ");
+    try {
+      knobs.block_shape = parse_block_shape(text);
+    } catch (const Error&) {
+      reader.fail(k["block_shape"], "knobs: field 'block_shape' is '" + safe_text(text, 64) + "'; expected 8x4, 1x32 or 32x1");
+    }
+  }
+  const Profile& contract = profile(knobs.profile);
+  if ((contract.block_shapes >> static_cast<std::uint32_t>(knobs.block_shape) & 1) == 0) {
+    reader.fail(k, "knobs: block_shape " + std::string(name(knobs.block_shape)) + " is not one profile " +
+                       std::string(contract.name) + " admits");
+  }
+}
+
 // The manifest entry of one case must say what this mxconform regenerates; `where` names it.
 void check_entry(const ManifestReader& reader, const YAML::Node& entry, const std::string& id, const CampaignCase& c,
                  const std::string& regenerated_from) {
@@ -327,12 +375,18 @@ void check_entry(const ManifestReader& reader, const YAML::Node& entry, const st
   expect("lane_stride", std::to_string(c.config.fp4_lane_stride));
   expect("high_parity", std::to_string(c.config.fp4_high_parity));
   expect("scale_layout", std::string(name(c.config.scale_layout)));
+  // Written since the profile fields were added; a neuron 8x4 entry may lack them.
+  const bool neuron_8x4 = c.config.profile == ProfileId::kNeuron && c.config.block_shape == BlockShape::k8x4;
+  if (!neuron_8x4 || entry["profile"]) expect("profile", std::string(name(c.config.profile)));
+  if (!neuron_8x4 || entry["block_shape"]) expect("block_shape", std::string(name(c.config.block_shape)));
   expect("data", data_path(id));
   expect("scale", scale_path(id));
 }
 
-// The outputs of one case, graded; `digest_lines` gets "sha256  path" for each file present.
-CallGrade grade_outputs(int outputs_fd, const std::string& id, const CampaignCase& c, std::string& digest_lines) {
+// The outputs of one case, graded; `digest_lines` gets "sha256  path" for each file present;
+// `data` and `scale` the bytes read when both files are well-formed (else they stay empty).
+CallGrade grade_outputs(int outputs_fd, const std::string& id, const CampaignCase& c, std::string& digest_lines,
+                        std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale) {
   CallGrade grade;
   const Geometry g = geometry(c.config);
   struct Wanted {
@@ -388,8 +442,9 @@ CallGrade grade_outputs(int outputs_fd, const std::string& id, const CampaignCas
   }
   // The runner's scale rows that no slot names hold 0, as `mxconform quantize` writes them.
   const std::vector<std::uint8_t> zero_rows(g.scale_bytes, 0);
-  return grade_call(c.config, c.expected_data, c.expected_scale, zero_rows.data(), wanted[0].array.bytes,
-                    wanted[1].array.bytes);
+  data = std::move(wanted[0].array.bytes);
+  scale = std::move(wanted[1].array.bytes);
+  return grade_call(c.config, c.expected_data, c.expected_scale, zero_rows.data(), data, scale);
 }
 
 class FdCloser {
@@ -481,7 +536,7 @@ ExportSummary export_bundle(const ExportOptions& options) {
   return summary;
 }
 
-Certificate grade_bundle(const GradeOptions& options) {
+Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& each) {
   const std::string& dir = options.directory;
   const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) throw Error(dir + ": cannot open the bundle directory: " + std::strerror(errno));
@@ -534,6 +589,7 @@ Certificate grade_bundle(const GradeOptions& options) {
     knobs.fp4_lane_stride = static_cast<std::uint32_t>(reader.number(k, "lane_stride", 1u << 20, "knobs: "));
     knobs.fp4_high_parity = static_cast<int>(reader.number(k, "high_parity", 1, "knobs: "));
     knobs.scale_layout = parse_scale_layout(reader.text(k, "scale_layout", "knobs: "));
+    read_profile(reader, k, knobs);
   } catch (const YAML::Exception& error) {
     throw Error(manifest_name + ": " + error.msg);
   } catch (const Error& error) {
@@ -589,6 +645,10 @@ Certificate grade_bundle(const GradeOptions& options) {
   h["seed"] = std::to_string(seed);
   h["shard"] = "0/1";
   h["all_knobs"] = all_knobs ? "true" : "false";
+  if (knobs.profile != ProfileId::kNeuron) {
+    h["profile"] = name(knobs.profile);
+    h["block_shape"] = name(knobs.block_shape);
+  }
   for (const std::string& c : campaigns) h["campaigns"] += (h["campaigns"].empty() ? "" : " ") + c;
   h["rerun"] = "mxconform grade " + shell_word(bundle);
   h["started"] = now_utc();
@@ -631,13 +691,15 @@ Certificate grade_bundle(const GradeOptions& options) {
       certificate.tallies.push_back({c.campaign, key, std::string(name(c.config.output)), {}, {}});
     }
     Tally& tally = certificate.tallies[tally_of[tally_key]];
-    if (c.campaign == "properties") {
+    if (c.campaign == "properties" && c.config.profile == ProfileId::kNeuron) {  // Neuron's coverage classes
       const properties::QuantizeCase generated{c.config, c.input};
       coverage.add(generated);
       coverage_of[key].add(generated);
     }
     ++certificate.cases;
-    const CallGrade grade = grade_outputs(outputs_fd, id, c, output_lines);
+    std::vector<std::uint8_t> data, scale;
+    const CallGrade grade = grade_outputs(outputs_fd, id, c, output_lines, data, scale);
+    if (each) each(c, grade, data, scale);
     ++tally.outcomes[name(grade.outcome)];
     constexpr std::size_t kMaxFailuresKept = 50;
     if (grade.outcome == Outcome::kPass || certificate.failures.size() >= kMaxFailuresKept) return;
@@ -686,6 +748,7 @@ Certificate grade_bundle(const GradeOptions& options) {
                                               "; the bundle was exported by another build of mxconform or edited");
   }
   for (const QuantizeConfig& config : set.configurations) {
+    if (config.profile != ProfileId::kNeuron) break;  // the profile campaign promises no coverage class
     const std::string key = knobs_text(config);
     for (properties::CoverageClass missed : coverage_of[key].missed(properties::promised_classes(config))) {
       certificate.coverage_missed.push_back(key + ": " + std::string(properties::name(missed)));

@@ -4,9 +4,11 @@
 // simulator, another CI job); then the runner's outputs graded as certify grades a call.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "call_grade.h"
 #include "campaign_cases.h"
 #include "certification.h"
 #include "mxconform/quantize_config.h"
@@ -22,7 +24,9 @@ struct ExportOptions {
   std::uint64_t seed = 1;
   QuantizeConfig knobs;                  // as for certify
   bool all_knobs = false;
-  std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};  // a subset, in any order
+  // A subset of corpus, exhaustive, properties, in any order; or fingerprint alone (the deciding
+  // cases of fingerprint.h under `knobs`).
+  std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};
   std::vector<std::string> corpus_paths;  // files or directories
   bool force = false;                    // write into a non-empty directory, over its bundle files
 };
@@ -51,7 +55,11 @@ struct GradeOptions {
 // shape `mxconform quantize` writes, or too large (malformed-output), then bytes as certify does,
 // with every scale row no slot names required to be 0 (write-unnamed-scale-row otherwise).
 // Reads nothing outside DIR but the corpus: files are opened without following symbolic links.
-Certificate grade_bundle(const GradeOptions& options);
+// `each`, when given, sees every case as graded, with the bytes the runner wrote (empty when its
+// file is missing or malformed).
+using GradedCaseVisitor = std::function<void(const CampaignCase&, const CallGrade&, const std::vector<std::uint8_t>& data,
+                                             const std::vector<std::uint8_t>& scale)>;
+Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& each = {});
 
 // The bundle id of the case at `index` in campaign order: "c000000", "c000001", ...
 std::string bundle_case_id(std::size_t index);

@@ -11,6 +11,7 @@
 #include "exhaustive_campaign.h"
 #include "mxconform/error.h"
 #include "oracle.h"
+#include "profile_campaign.h"
 #include "sweep_cases.h"
 
 namespace mxconform::certify {
@@ -33,11 +34,10 @@ Level parse_level(const std::string& text) {
 
 namespace {
 
-// Whether the configuration's profile admits its dtypes and knobs (validated on one block).
+// Whether the configuration's profile admits its dtypes and knobs (validated on the profile
+// campaign's shape: one block, or four side by side for an x4 dtype under 32x1).
 bool profile_admits(QuantizeConfig config) {
-  const BlockExtent block = extent(config.block_shape);
-  config.partitions = block.rows;
-  config.free = block.cols;
+  campaign_shape(config);
   try {
     validate(config);
     return true;
@@ -291,6 +291,19 @@ void for_each_property_case(const QuantizeConfig& config, Level level, std::uint
     out.config.free = cases[i].config.free;
     out.input = std::move(cases[i].input);
     widen_for_stride(out.config, out.input);
+    oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
+    visit(out);
+  }
+}
+
+void for_each_profile_case(const QuantizeConfig& config, Level level, std::uint64_t seed, const CaseVisitor& visit) {
+  const std::uint64_t config_seed = seed * 1000003u + std::hash<std::string>{}(knobs_text(config));
+  for (ProfileCase& c : profile_cases(config, config_seed, property_cases_per_config(level))) {
+    CampaignCase out;
+    out.campaign = "properties";
+    out.id = std::move(c.id);
+    out.config = c.config;
+    out.input = std::move(c.input);
     oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
     visit(out);
   }

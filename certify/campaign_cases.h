@@ -80,4 +80,9 @@ void for_each_exhaustive_case(const QuantizeConfig& config, Level level, const C
 // (widen_for_stride).
 void for_each_property_case(const QuantizeConfig& config, Level level, std::uint64_t seed, const CaseVisitor& visit);
 
+// The profile campaign for one configuration of a profile other than neuron (profile_campaign.h),
+// which stands for the property campaign there: the boundary blocks, then seeded blocks up to the
+// level's count, seeded from `seed` and knobs_text(config); campaign "properties".
+void for_each_profile_case(const QuantizeConfig& config, Level level, std::uint64_t seed, const CaseVisitor& visit);
+
 }  // namespace mxconform::certify

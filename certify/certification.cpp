@@ -25,7 +25,6 @@
 #include "failure_groups.h"
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
-#include "profile_campaign.h"
 #include "repro_writer.h"
 #include "sha256.h"
 #include "shrink.h"
@@ -345,16 +344,12 @@ template <typename Progress>
 void run_profile_campaign(const CertifyOptions& options, const std::vector<QuantizeConfig>& configs,
                           WorkerBackend& backend, Runner& runner, Certificate& certificate, Progress& progress) {
   std::size_t done = 0;
-  const std::size_t random_blocks = property_cases_per_config(options.level);
   for (const QuantizeConfig& config : configs) {
     Tally& tally = open_tally(certificate, backend, "properties", config);
     if (tally.unsupported.empty()) {
-      const std::uint64_t config_seed = options.seed * 1000003u + std::hash<std::string>{}(knobs_text(config));
-      for (const ProfileCase& c : profile_cases(config, config_seed, random_blocks)) {
-        std::vector<std::uint8_t> data, scale;
-        oracle_bytes(c.config, c.input, data, scale);
-        runner.run_case(tally, "properties", c.id, c.config, c.input, data, scale);
-      }
+      for_each_profile_case(config, options.level, options.seed, [&](const CampaignCase& c) {
+        runner.run_case(tally, "properties", c.id, c.config, c.input, c.expected_data, c.expected_scale);
+      });
     }
     progress("properties", ++done, configs.size());
   }

@@ -3,9 +3,11 @@
 #include "command_backend.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
+#include "call_grade.h"
 #include "element_syntax.h"
 #include "mxconform/safe_text.h"
 #include "oracle.h"
@@ -36,7 +38,29 @@ std::vector<std::uint16_t> nibble_block() {
 // the configuration does not cover the case's dtype.
 bool expected_bytes(const QuantizeConfig& knobs, const DecidingCase& c, std::vector<std::uint8_t>& data,
                     std::vector<std::uint8_t>& scale) {
-  QuantizeConfig config = knobs;
+  QuantizeConfig config;
+  if (!deciding_config(knobs, c, config)) return false;
+  oracle_bytes(config, c.input, data, scale);
+  return true;
+}
+
+// A case the subject did not run (declined, or no output in a bundle) counts for no configuration.
+bool not_run(Outcome outcome) { return outcome == Outcome::kUnsupported || outcome == Outcome::kMissingOutput; }
+
+// The first declared value of a knob mask, preferring `preferred`.
+template <typename Enum>
+Enum declared_or_first(std::uint32_t mask, Enum preferred) {
+  if ((mask >> static_cast<std::uint32_t>(preferred) & 1) != 0) return preferred;
+  for (std::uint32_t bit = 0; bit < 32; ++bit) {
+    if ((mask >> bit & 1) != 0) return static_cast<Enum>(bit);
+  }
+  return preferred;
+}
+
+}  // namespace
+
+bool deciding_config(const QuantizeConfig& knobs, const DecidingCase& c, QuantizeConfig& config) {
+  config = knobs;
   config.input = InputDtype::kBfloat16;
   config.output = c.output;
   const BlockExtent block = extent(config.block_shape);
@@ -51,29 +75,20 @@ bool expected_bytes(const QuantizeConfig& knobs, const DecidingCase& c, std::vec
   } catch (const Error&) {
     return false;
   }
-  const Geometry g = geometry(config);
-  data.assign(g.data_bytes, 0);
-  scale.assign(g.scale_bytes, 0);
-  oracle::quantize(config, c.input.data(), data.data(), scale.data());
   return true;
 }
 
-std::string hex_byte(std::uint8_t byte) {
-  static const char kDigits[] = "0123456789ABCDEF";
-  return std::string("0x") + kDigits[byte >> 4] + kDigits[byte & 0xF];
-}
-
-// The first declared value of a knob mask, preferring `preferred`.
-template <typename Enum>
-Enum declared_or_first(std::uint32_t mask, Enum preferred) {
-  if ((mask >> static_cast<std::uint32_t>(preferred) & 1) != 0) return preferred;
-  for (std::uint32_t bit = 0; bit < 32; ++bit) {
-    if ((mask >> bit & 1) != 0) return static_cast<Enum>(bit);
+void for_each_deciding_case(const QuantizeConfig& call, const CaseVisitor& visit) {
+  for (const DecidingCase& c : deciding_cases()) {
+    CampaignCase out;
+    if (!deciding_config(call, c, out.config)) continue;
+    out.campaign = kFingerprintCampaign;
+    out.id = c.id;
+    out.input = c.input;
+    oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
+    visit(out);
   }
-  return preferred;
 }
-
-}  // namespace
 
 std::vector<KnownConfiguration> known_configurations() {
   std::vector<KnownConfiguration> known;
@@ -176,23 +191,18 @@ Fingerprint take_fingerprint(const std::string& backend_spec, const WorkerLimits
   call.scale_layout = declared_or_first(declared.scale_layouts & profile(call.profile).scale_layouts, call.scale_layout);
   call.fp4_high_parity = declared_or_first(declared.fp4_high_parities, 1);
   // 2. Each deciding case on the subject.
-  static const std::vector<KnownConfiguration> known = known_configurations();  // scores point into it
   for (const DecidingCase& c : deciding_cases()) {
     CaseObservation seen;
     seen.deciding = &c;
-    std::vector<std::uint8_t> data, scale;
-    if (!expected_bytes(call, c, data, scale)) {
+    QuantizeConfig config;
+    if (!deciding_config(call, c, config)) {
       seen.outcome = Outcome::kUnsupported;
       seen.detail = "the subject's profile has no " + std::string(name(c.output));
       fingerprint.cases.push_back(seen);
       continue;
     }
-    QuantizeConfig config = call;
-    config.output = c.output;
-    const BlockExtent block = extent(config.block_shape);
-    config.partitions = block.rows;
-    config.free = block.cols;
-    if (!is_fp4(config.output)) config.fp4_high_parity = 1;
+    std::vector<std::uint8_t> data, scale;
+    oracle_bytes(config, c.input, data, scale);
     const CallResult result = backend.run(config, c.input, data, scale);
     seen.outcome = result.outcome;
     seen.detail = result.detail;
@@ -200,11 +210,18 @@ Fingerprint take_fingerprint(const std::string& backend_spec, const WorkerLimits
     seen.scale = result.scale;
     fingerprint.cases.push_back(seen);
   }
-  // 3. Each known configuration against what the subject wrote.
+  score(fingerprint);
+  return fingerprint;
+}
+
+void score(Fingerprint& fingerprint) {
+  // Each known configuration against what the subject wrote.
+  static const std::vector<KnownConfiguration> known = known_configurations();  // scores point into it
+  fingerprint.scores.clear();
   for (const KnownConfiguration& k : known) {
     ConfigurationScore score{&k, {}};
     for (CaseObservation& seen : fingerprint.cases) {
-      if (seen.outcome == Outcome::kUnsupported) continue;
+      if (not_run(seen.outcome)) continue;
       std::vector<std::uint8_t> data, scale;
       const bool covered = expected_bytes(k.knobs, *seen.deciding, data, scale);
       const bool returned = seen.outcome == Outcome::kPass || seen.outcome == Outcome::kWrongResult;
@@ -223,6 +240,42 @@ Fingerprint take_fingerprint(const std::string& backend_spec, const WorkerLimits
                    [](const ConfigurationScore& a, const ConfigurationScore& b) {
                      return a.disagreeing.size() < b.disagreeing.size();
                    });
+}
+
+Fingerprint fingerprint_of_bundle(const GradeOptions& options) {
+  Fingerprint fingerprint;
+  std::map<std::string, CaseObservation> seen_by_id;
+  bool first = true;
+  const Certificate graded = grade_bundle(options, [&](const CampaignCase& c, const CallGrade& grade,
+                                                       const std::vector<std::uint8_t>& data,
+                                                       const std::vector<std::uint8_t>& scale) {
+    if (c.campaign != kFingerprintCampaign) {
+      throw Error(options.directory + ": a bundle of the " + c.campaign + " campaign; fingerprint --bundle reads the "
+                  "bundle `mxconform fingerprint --export-bundle` writes (campaigns: [fingerprint])");
+    }
+    if (first) fingerprint.call = c.config;
+    first = false;
+    CaseObservation seen;
+    seen.outcome = grade.outcome;
+    seen.detail = grade.detail;
+    seen.data = data;
+    seen.scale = scale;
+    seen_by_id[c.id] = seen;
+  });
+  fingerprint.backend = graded.header.count("bundle") != 0 ? "bundle:" + graded.header.at("bundle") : options.directory;
+  for (const DecidingCase& c : deciding_cases()) {
+    const auto found = seen_by_id.find(c.id);
+    CaseObservation seen;
+    if (found != seen_by_id.end()) {
+      seen = found->second;
+    } else {
+      seen.outcome = Outcome::kUnsupported;
+      seen.detail = "the bundle's profile has no " + std::string(name(c.output));
+    }
+    seen.deciding = &c;
+    fingerprint.cases.push_back(seen);
+  }
+  score(fingerprint);
   return fingerprint;
 }
 
@@ -237,6 +290,8 @@ std::string to_text(const Fingerprint& fingerprint) {
     std::string reading;
     if (seen.outcome == Outcome::kUnsupported) {
       reading = "not run (" + safe_text(seen.detail) + ")";
+    } else if (seen.outcome == Outcome::kMissingOutput) {
+      reading = "not run (missing-output: " + safe_text(seen.detail) + ")";
     } else if (seen.outcome != Outcome::kPass && seen.outcome != Outcome::kWrongResult) {
       reading = std::string(certify::name(seen.outcome)) + ": " + safe_text(seen.detail);
     } else if (seen.readings.empty()) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "bundle.h"
+#include "campaign_cases.h"
 #include "isolated_backend.h"
 #include "mxconform/quantize_config.h"
 
@@ -36,6 +38,17 @@ struct DecidingCase {
 };
 const std::vector<DecidingCase>& deciding_cases();
 
+// The call of one deciding case: `knobs` (a profile and its knob values) with the case's output
+// dtype, bfloat16 input and the shape of one block of knobs' block shape (FP8: stride 0, parity
+// 1). False when the profile or knobs do not admit that dtype: the case is not run.
+bool deciding_config(const QuantizeConfig& knobs, const DecidingCase& c, QuantizeConfig& config);
+
+// The name of the bundle campaign that holds the deciding cases (`fingerprint --export-bundle`).
+inline constexpr const char* kFingerprintCampaign = "fingerprint";
+// The deciding cases `call` admits, in order, as campaign cases: campaign kFingerprintCampaign,
+// id the deciding case's, the oracle's bytes under `call`.
+void for_each_deciding_case(const QuantizeConfig& call, const CaseVisitor& visit);
+
 struct CaseObservation {
   const DecidingCase* deciding = nullptr;
   Outcome outcome = Outcome::kPass;   // kUnsupported: the subject declined it; other failures: it misbehaved
@@ -58,10 +71,20 @@ struct Fingerprint {
   bool decided() const;
 };
 
+// Scores every known configuration against the observations of `fingerprint.cases` (the cases
+// declined or without output count for none) and fills `readings`; fewest disagreements first.
+void score(Fingerprint& fingerprint);
+
 // Runs the deciding cases on `backend` (a built-in name or a plug-in path). The calls use the
 // subject's declared profile (neuron when it declares it) and, for each knob, the default when
 // declared, else the first value it declares. Throws LoadError when the backend cannot be loaded.
 Fingerprint take_fingerprint(const std::string& backend, const WorkerLimits& limits);
+
+// The same from a bundle written by `fingerprint --export-bundle` (campaign kFingerprintCampaign)
+// whose outputs a runner wrote: the bundle is checked as grade_bundle checks it (Error naming the
+// file and field), each case's outputs are read as grade reads them, and a case without outputs
+// counts as not run. Throws Error when the bundle holds another campaign.
+Fingerprint fingerprint_of_bundle(const GradeOptions& options);
 
 // The report: per axis, what the subject did with the case that decides it, then the matching
 // configuration(s), or the nearest with the cases that still disagree. Text from the subject is

@@ -58,21 +58,33 @@ std::vector<BlockSpec> boundary_blocks(OutputDtype output) {
 
 }  // namespace
 
+void campaign_shape(QuantizeConfig& config) {
+  const BlockExtent block = extent(config.block_shape);
+  const auto per_container = static_cast<std::size_t>(info(config.output).elements_per_container);
+  config.partitions = block.rows;
+  config.free = block.cols % per_container == 0 ? block.cols : per_container;  // 32x1: 4 copies for x4
+}
+
 std::vector<ProfileCase> single_block_cases(const QuantizeConfig& config, const std::vector<BlockSpec>& specs) {
   QuantizeConfig one = config;
+  campaign_shape(one);
   const BlockExtent block = extent(config.block_shape);
-  one.partitions = block.rows;
-  one.free = block.cols;
-  if (is_fp4(one.output) && one.fp4_lane_stride != 0 && (block.rows * block.cols) % (2 * one.fp4_lane_stride) != 0) {
+  const std::size_t copies = one.free / block.cols;
+  if (is_fp4(one.output) && one.fp4_lane_stride != 0 && (one.partitions * one.free) % (2 * one.fp4_lane_stride) != 0) {
     one.fp4_lane_stride = 0;
   }
   validate(one);
+  const std::size_t block_elements = block.rows * block.cols;
   std::vector<ProfileCase> cases;
   for (const BlockSpec& spec : specs) {
-    ProfileCase c{spec.id, one, std::vector<std::uint16_t>(block.rows * block.cols, 0)};
+    ProfileCase c{spec.id, one, std::vector<std::uint16_t>(one.partitions * one.free, 0)};
     try {
-      for (std::size_t i = 0; i < spec.values.size() && i < c.input.size(); ++i) {
-        c.input[i] = corpus::parse_element(spec.values[i], one.input);
+      for (std::size_t i = 0; i < spec.values.size() && i < block_elements; ++i) {
+        const std::uint16_t bits = corpus::parse_element(spec.values[i], one.input);
+        // Element i of the block (row-major within it) in each copy.
+        for (std::size_t copy = 0; copy < copies; ++copy) {
+          c.input[(i / block.cols) * one.free + copy * block.cols + i % block.cols] = bits;
+        }
       }
     } catch (const Error&) {
       continue;  // a value this input dtype cannot hold (float16 has no 2^-126)

@@ -11,6 +11,7 @@
 #include "bundle.h"
 #include "command_line.h"
 #include "exit_status.h"
+#include "knob_flags.h"
 #include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
@@ -23,32 +24,23 @@ int run_export(int argc, char** argv) {
                "mxconform cannot drive; `mxconform grade` grades what it writes back",
                "mxconform export"};
   certify::ExportOptions options;
-  std::string level = "gate", emax_mode = "emax", fp8_nan = "canonical", scale_layout = "physical";
-  std::string seed, lane_stride, high_parity;
+  std::string level = "gate", seed;
+  KnobFlags knob_flags;
   app.add_option("--out", options.directory, "The bundle directory: new, or empty (see --force)")->required();
   app.add_option("--level", level, "gate (default) or nightly; soak is accepted too");
   CLI::Option* seed_option = app.add_option("--seed", seed, "Seed of the generated cases (default 1)");
-  app.add_option("--emax-mode", emax_mode, "EMAX mode: emax (default) or emax-1");
-  app.add_option("--fp8-nan", fp8_nan, "FP8 NaN policy: canonical (default) or zero");
-  CLI::Option* lane_stride_option = app.add_option("--lane-stride", lane_stride, "FP4 lane stride (default 0)");
-  CLI::Option* high_parity_option = app.add_option("--high-parity", high_parity, "FP4 high parity: 0 or 1 (default 1)");
-  app.add_option("--scale-layout", scale_layout, "Scale layout: physical (default) or logical");
+  knob_flags.add_to(app, "");
   app.add_flag("--all-knobs", options.all_knobs, "Every knob combination, as certify --all-knobs");
   std::vector<std::string> campaigns;
-  app.add_option("--campaign", campaigns, "Export only these campaigns: corpus, exhaustive, properties (repeatable)");
+  app.add_option("--campaign", campaigns, "Export only these campaigns: corpus, exhaustive, properties (repeatable); or "
+                                        "fingerprint alone, the deciding cases of `mxconform fingerprint`");
   app.add_option("--corpus", options.corpus_paths, "Corpus files or directories (default: mxconform's corpus)");
   app.add_flag("--force", options.force, "Write into a directory that is not empty, over the bundle files in it");
   if (const std::optional<int> status = parse_command_line(app, argc, argv, "export")) return *status;
 
   options.level = certify::parse_level(level);
   if (seed_option->count() > 0) options.seed = parse_unsigned("--seed", seed, UINT64_MAX);
-  options.knobs.emax_mode = parse_emax_mode(emax_mode);
-  options.knobs.fp8_nan = parse_fp8_nan(fp8_nan);
-  if (lane_stride_option->count() > 0) {
-    options.knobs.fp4_lane_stride = static_cast<std::uint32_t>(parse_unsigned("--lane-stride", lane_stride, UINT32_MAX));
-  }
-  if (high_parity_option->count() > 0) options.knobs.fp4_high_parity = parse_parity("--high-parity", high_parity);
-  options.knobs.scale_layout = parse_scale_layout(scale_layout);
+  options.knobs = knob_flags.knobs();
   if (!campaigns.empty()) options.campaigns = campaigns;
   if (options.corpus_paths.empty()) options.corpus_paths = {certify::default_corpus_directory()};
 

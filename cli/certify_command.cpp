@@ -17,6 +17,7 @@
 #include "certification.h"
 #include "command_line.h"
 #include "exit_status.h"
+#include "knob_flags.h"
 #include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 #include "mxconform/safe_text.h"
@@ -57,8 +58,9 @@ int run_certify(int argc, char** argv) {
                "property cases, each call in an isolated worker process",
                "mxconform certify"};
   certify::CertifyOptions options;
-  std::string level = "gate", emax_mode = "emax", fp8_nan = "canonical", scale_layout = "physical";
-  std::string seed, lane_stride, high_parity, timeout, memory_limit, shard, profile = "neuron", block_shape;
+  std::string level = "gate";
+  std::string seed, timeout, memory_limit, shard;
+  KnobFlags knob_flags;
   std::string report_path, junit_path;
   std::vector<std::string> campaigns;
   bool force = false;
@@ -67,15 +69,8 @@ int run_certify(int argc, char** argv) {
                                                "speaking the subject protocol (docs/subject-protocol.md)")->required();
   app.add_option("--level", level, "gate (CI, minutes), nightly or soak");
   CLI::Option* seed_option = app.add_option("--seed", seed, "Seed of the generated cases (printed in the certificate)");
-  app.add_option("--emax-mode", emax_mode, "EMAX mode certified: emax (default) or emax-1");
-  app.add_option("--fp8-nan", fp8_nan, "FP8 NaN policy certified: canonical (default) or zero");
-  CLI::Option* lane_stride_option = app.add_option("--lane-stride", lane_stride, "FP4 lane stride certified (default 0)");
-  CLI::Option* high_parity_option = app.add_option("--high-parity", high_parity, "FP4 high parity certified: 0 or 1 (default 1)");
-  app.add_option("--scale-layout", scale_layout, "Scale layout certified: physical (default) or logical");
+  knob_flags.add_to(app, "certified");
   app.add_flag("--all-knobs", options.all_knobs, "Certify every knob combination the backend declares");
-  app.add_option("--profile", profile, "The contract certified against: neuron (default) or another profile "
-                                       "(docs/contract.md, Profiles); its knob values replace the knob flags");
-  CLI::Option* block_shape_option = app.add_option("--block-shape", block_shape, "8x4, 1x32 or 32x1 (default: the profile's)");
   app.add_option("--campaign", campaigns, "Run only these campaigns: corpus, exhaustive, properties (repeatable)");
   app.add_option("--corpus", options.corpus_paths, "More corpus files or directories, run after mxconform's corpus");
   bool only_corpus = false, no_failure_database = false;
@@ -102,17 +97,7 @@ int run_certify(int argc, char** argv) {
   // Every value is checked before any work, each error one line naming its flag.
   options.level = certify::parse_level(level);
   if (seed_option->count() > 0) options.seed = parse_unsigned("--seed", seed, UINT64_MAX);
-  options.knobs.emax_mode = parse_emax_mode(emax_mode);
-  options.knobs.fp8_nan = parse_fp8_nan(fp8_nan);
-  if (lane_stride_option->count() > 0) {
-    options.knobs.fp4_lane_stride = static_cast<std::uint32_t>(parse_unsigned("--lane-stride", lane_stride, UINT32_MAX));
-  }
-  if (high_parity_option->count() > 0) options.knobs.fp4_high_parity = parse_parity("--high-parity", high_parity);
-  options.knobs.scale_layout = parse_scale_layout(scale_layout);
-  if (const ProfileId id = parse_profile(profile); id != ProfileId::kNeuron) {
-    apply_profile(options.knobs, id);
-    if (block_shape_option->count() > 0) options.knobs.block_shape = parse_block_shape(block_shape);
-  }
+  options.knobs = knob_flags.knobs();
   if (timeout_option->count() > 0) options.timeout_seconds = parse_timeout_seconds("--timeout", timeout);
   if (memory_limit_option->count() > 0) options.memory_limit_bytes = parse_byte_size("--memory-limit", memory_limit);
   if (!campaigns.empty()) {

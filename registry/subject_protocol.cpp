@@ -1,6 +1,7 @@
 #include "mxconform/subject_protocol.h"
 
 #include <cstring>
+#include <initializer_list>
 
 #include "mxconform/backend_params.h"
 
@@ -23,6 +24,34 @@ std::uint64_t get_u64(const std::uint8_t* at) {
   std::uint64_t value = 0;
   for (int i = 7; i >= 0; --i) value = (value << 8) | at[i];
   return value;
+}
+
+// The runs of u32 fields of the records, in wire order, as members of the struct they fill: one
+// table serves both the writer and the reader of a run.
+template <typename Record>
+using U32Fields = std::initializer_list<std::uint32_t Record::*>;
+// info, offset 8: the six masks before the lane strides; offset 56: the appended profile masks.
+const U32Fields<Capabilities> kInfoMasks = {&Capabilities::input_dtypes,     &Capabilities::output_dtypes,
+                                            &Capabilities::emax_modes,       &Capabilities::fp8_nan_policies,
+                                            &Capabilities::scale_layouts,    &Capabilities::fp4_high_parities};
+const U32Fields<Capabilities> kInfoProfileMasks = {&Capabilities::profiles, &Capabilities::block_shapes};
+// quantize, offset 4: dtypes and knobs; offset 64: the appended profile and block shape.
+const U32Fields<mxc_quantize_params> kQuantizeKnobs = {
+    &mxc_quantize_params::input_dtype,     &mxc_quantize_params::output_dtype,    &mxc_quantize_params::emax_mode,
+    &mxc_quantize_params::fp8_nan,         &mxc_quantize_params::fp4_lane_stride, &mxc_quantize_params::fp4_high_parity,
+    &mxc_quantize_params::scale_layout};
+const U32Fields<mxc_quantize_params> kQuantizeProfile = {&mxc_quantize_params::profile, &mxc_quantize_params::block_shape};
+
+template <typename Record>
+void put_fields(std::vector<std::uint8_t>& out, const Record& record, const U32Fields<Record>& fields) {
+  for (std::uint32_t Record::*field : fields) put_u32(out, record.*field);
+}
+template <typename Record>
+void get_fields(const std::uint8_t* at, Record& record, const U32Fields<Record>& fields) {
+  for (std::uint32_t Record::*field : fields) {
+    record.*field = get_u32(at);
+    at += 4;
+  }
 }
 
 // The fixed part of a record: its struct_size, checked against the minimum this version knows
@@ -84,19 +113,17 @@ std::vector<std::uint8_t> hello_frame(std::uint32_t version) {
 std::vector<std::uint8_t> info_frame(const SubjectDescription& d) {
   const std::string name = cut(d.name), version = cut(d.version), description = cut(d.description);
   std::vector<std::uint8_t> out;
-  put_header(out, FrameKind::kInfo, kInfoFixedBytes + name.size() + version.size() + description.size());
-  put_u32(out, kInfoFixedBytes);
+  put_header(out, FrameKind::kInfo, kInfoProfileBytes + name.size() + version.size() + description.size());
+  put_u32(out, kInfoProfileBytes);
   put_u32(out, d.protocol_version);
   const Capabilities& c = d.capabilities;
-  for (std::uint32_t mask : {c.input_dtypes, c.output_dtypes, c.emax_modes, c.fp8_nan_policies, c.scale_layouts,
-                             c.fp4_high_parities}) {
-    put_u32(out, mask);
-  }
+  put_fields(out, c, kInfoMasks);
   put_u64(out, c.fp4_lane_strides);
   put_u32(out, static_cast<std::uint32_t>(name.size()));
   put_u32(out, static_cast<std::uint32_t>(version.size()));
   put_u32(out, static_cast<std::uint32_t>(description.size()));
   put_u32(out, 0);
+  put_fields(out, c, kInfoProfileMasks);
   put_text(out, name);
   put_text(out, version);
   put_text(out, description);
@@ -107,16 +134,11 @@ std::vector<std::uint8_t> quantize_frame_head(const QuantizeConfig& config, std:
                                               std::uint64_t scale_bytes) {
   const mxc_quantize_params p = params_from_config(config);
   std::vector<std::uint8_t> out;
-  put_header(out, FrameKind::kQuantize, kQuantizeFixedBytes + 2 * p.partitions * p.free);
-  put_u32(out, kQuantizeFixedBytes);
-  for (std::uint32_t field : {p.input_dtype, p.output_dtype, p.emax_mode, p.fp8_nan, p.fp4_lane_stride,
-                              p.fp4_high_parity, p.scale_layout}) {
-    put_u32(out, field);
-  }
-  put_u64(out, p.partitions);
-  put_u64(out, p.free);
-  put_u64(out, data_bytes);
-  put_u64(out, scale_bytes);
+  put_header(out, FrameKind::kQuantize, kQuantizeProfileBytes + 2 * p.partitions * p.free);
+  put_u32(out, kQuantizeProfileBytes);
+  put_fields(out, p, kQuantizeKnobs);
+  for (std::uint64_t field : {std::uint64_t{p.partitions}, std::uint64_t{p.free}, data_bytes, scale_bytes}) put_u64(out, field);
+  put_fields(out, p, kQuantizeProfile);
   return out;
 }
 
@@ -150,18 +172,21 @@ SubjectDescription parse_info(const std::vector<std::uint8_t>& payload) {
   if (payload.size() >= 8) d.protocol_version = get_u32(payload.data() + 4);
   if (payload.size() >= 8 && d.protocol_version != kProtocolVersion) return d;
   const std::size_t fixed = fixed_size(payload, kInfoFixedBytes, "info");
+  d.struct_size = static_cast<std::uint32_t>(fixed);
   const std::uint8_t* p = payload.data();
   Capabilities& c = d.capabilities;
-  c.input_dtypes = get_u32(p + 8);
-  c.output_dtypes = get_u32(p + 12);
-  c.emax_modes = get_u32(p + 16);
-  c.fp8_nan_policies = get_u32(p + 20);
-  c.scale_layouts = get_u32(p + 24);
-  c.fp4_high_parities = get_u32(p + 28);
+  get_fields(p + 8, c, kInfoMasks);
   c.fp4_lane_strides = get_u64(p + 32);
   const std::uint64_t name_length = text_length(get_u32(p + 40), "info: name");
   const std::uint64_t version_length = text_length(get_u32(p + 44), "info: version");
   const std::uint64_t description_length = text_length(get_u32(p + 48), "info: description");
+  if (fixed >= kInfoProfileBytes) {
+    // As mxc_backend_info: a mask of 0 keeps the default (neuron, 8 x 4).
+    Capabilities declared;
+    get_fields(p + kInfoFixedBytes, declared, kInfoProfileMasks);
+    if (declared.profiles != 0) c.profiles = declared.profiles;
+    if (declared.block_shapes != 0) c.block_shapes = declared.block_shapes;
+  }
   if (fixed + name_length + version_length + description_length != payload.size()) {
     throw ProtocolError("info: struct_size " + std::to_string(fixed) + " plus the text lengths " +
                         std::to_string(name_length) + ", " + std::to_string(version_length) + " and " +
@@ -178,16 +203,13 @@ QuantizeRequest parse_quantize(const std::vector<std::uint8_t>& payload) {
   const std::size_t fixed = fixed_size(payload, kQuantizeFixedBytes, "quantize");
   const std::uint8_t* p = payload.data();
   mxc_quantize_params params{};
-  params.struct_size = sizeof params;
-  params.input_dtype = get_u32(p + 4);
-  params.output_dtype = get_u32(p + 8);
-  params.emax_mode = get_u32(p + 12);
-  params.fp8_nan = get_u32(p + 16);
-  params.fp4_lane_stride = get_u32(p + 20);
-  params.fp4_high_parity = get_u32(p + 24);
-  params.scale_layout = get_u32(p + 28);
+  // A record without the profile fields is a neuron 8 x 4 request, as a short mxc_quantize_params.
+  const bool has_profile = fixed >= kQuantizeProfileBytes;
+  params.struct_size = has_profile ? sizeof params : MXC_QUANTIZE_PARAMS_V1_SIZE;
+  get_fields(p + 4, params, kQuantizeKnobs);
   params.partitions = get_u64(p + 32);
   params.free = get_u64(p + 40);
+  if (has_profile) get_fields(p + kQuantizeFixedBytes, params, kQuantizeProfile);
   QuantizeRequest request;
   try {
     request.config = config_from_params(params);

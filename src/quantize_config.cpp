@@ -20,7 +20,12 @@ void validate(const QuantizeConfig& config) {
   if (p % block.rows != 0) throw Error(shape() + ": P must be a multiple of " + std::to_string(block.rows) + " " + blocks);
   if (f % block.cols != 0) throw Error(shape() + ": F must be a multiple of " + std::to_string(block.cols) + " " + blocks);
   if (p > std::numeric_limits<std::size_t>::max() / 2 / f) throw Error(shape() + ": P*F is too large");
-  info(config.output);  // throws on an id outside the table
+  const int per_container = info(config.output).elements_per_container;  // throws on an id outside the table
+  if (f % static_cast<std::size_t>(per_container) != 0) {
+    // 8x4 and 1x32 blocks imply it; a 32x1 block does not (an FP4 row of one element is half a byte).
+    throw Error(shape() + ": " + std::string(name(config.output)) + " holds " + std::to_string(per_container) +
+                " elements of a row per container: F must be a multiple of " + std::to_string(per_container));
+  }
   const std::string in_profile = "profile " + std::string(contract.name) + ": ";
   const auto admits = [](std::uint32_t mask, auto value) { return ((mask >> static_cast<std::uint32_t>(value)) & 1) != 0; };
   if (!admits(contract.block_shapes, config.block_shape)) {

@@ -17,5 +17,7 @@ def quantize(config, input_bits):
                         "--data", paths["data"], "--scale", paths["scale"], "--out-dtype", config["out_dtype"],
                         "--emax-mode", config["emax_mode"], "--fp8-nan", config["fp8_nan"],
                         "--lane-stride", str(config["lane_stride"]), "--high-parity", str(config["high_parity"]),
-                        "--scale-layout", config["scale_layout"]], check=True)
+                        "--scale-layout", config["scale_layout"],
+                        "--profile", config.get("profile", "neuron"),
+                        "--block-shape", config.get("block_shape", "8x4")], check=True)
         return np.load(paths["data"]), np.load(paths["scale"])

@@ -2,7 +2,9 @@
 # Offline bundles and verify end to end (docs/bundle-manifest.md): export, a Python runner
 # (examples/python/run_bundle.py) with a subject that calls `mxconform quantize --backend oracle`,
 # then grade certifies; a flipped output byte, a deleted output, hostile outputs and a tampered
-# manifest are each reported as themselves. Expected bytes come from the oracle only.
+# manifest are each reported as themselves; a bundle of another profile graded against that
+# profile; fingerprint's deciding cases as a bundle, read back by fingerprint --bundle. Expected
+# bytes come from the oracle only.
 # Usage: bundle_test.sh MXCONFORM_BINARY PYTHON3 SOURCE_DIR
 set -uo pipefail
 mx=$1
@@ -168,6 +170,86 @@ tamper input ''
 cp "$work/b/inputs/c000011.npy" "$work/input/inputs/c000010.npy"
 expect_status 1 "an input replaced" "$mx" grade "$work/input"
 expect_output "replaced input named" "inputs/c000010.npy: not the input of case c000010"
+
+# 7b. A bundle of another profile: its corpus cases and its profile campaign, graded against it.
+expect_status 0 "export --profile ocp-floor" "$mx" "${export_args[@]}" --profile ocp-floor --out "$work/ocp"
+check "the manifest's knobs name the profile" grep -q "^  profile: ocp-floor$" "$work/ocp/manifest.yaml"
+check "... and its block shape" grep -q "^  block_shape: 1x32$" "$work/ocp/manifest.yaml"
+ocp_cases=$(grep -c '^- id: c' "$work/ocp/manifest.yaml")
+check "every entry is an ocp-floor 1x32 case ($ocp_cases)" \
+  test "$(grep -c '^  profile: ocp-floor$' "$work/ocp/manifest.yaml")" -eq $((ocp_cases + 1))
+check "no neuron case exported" bash -c "! grep -q '^  profile: neuron' '$work/ocp/manifest.yaml'"
+cp -a "$work/ocp" "$work/ocp-fault"
+expect_status 0 "run_bundle.py with mx_numpy, ocp-floor" "$python" "$runner" "$work/ocp" "$source_dir/examples/python/mx_numpy.py"
+expect_status 0 "grade the ocp-floor outputs" "$mx" grade "$work/ocp" --report "$work/ocp.yaml"
+expect_output "ocp-floor outputs certified" "^CERTIFIED .* $ocp_cases cases run, 0 failed"
+expect_output "graded as ocp-floor" "profile=ocp-floor block=1x32"
+check "the report names the profile" grep -q "^profile: ocp-floor$" "$work/ocp.yaml"
+# The runner only passes the profile on: a quantizer that rounds ties away is caught by ocp-floor's ties.
+MXC_PLANTED_FAULT=ties-away "$python" "$runner" "$work/ocp-fault" "$source_dir/examples/python/mx_numpy.py" > /dev/null 2>&1
+expect_status 2 "grade ocp-floor outputs with ties away" "$mx" grade "$work/ocp-fault"
+expect_output "... a wrong result" "wrong-result in (corpus|properties) case"
+# The oracle subject through `mxconform quantize --profile --block-shape`, on a few cases.
+cp -a "$work/ocp" "$work/ocp-oracle"
+rm "$work/ocp-oracle/outputs/"*
+expect_status 0 "run_bundle.py with the oracle subject, ocp-floor, 3 cases" "$python" "$runner" "$work/ocp-oracle" "$subject" \
+  --only c000000 c000001 c000002
+"$python" -c "
+import numpy as np, sys
+for stem in ('c000000', 'c000001', 'c000002'):
+    for part in ('data', 'scale'):
+        a = np.load('$work/ocp/outputs/%s.%s.npy' % (stem, part)); b = np.load('$work/ocp-oracle/outputs/%s.%s.npy' % (stem, part))
+        assert a.shape == b.shape and (a == b).all(), stem + ' ' + part
+" > "$work/out" 2>&1
+check "the NumPy ocp-floor bytes are the oracle's (3 cases)" test $? -eq 0
+# Bad profile fields in a manifest: refused, naming the file, the field and the rule.
+rm -rf "$work/ocp-bad" && cp -a "$work/ocp" "$work/ocp-bad"
+sed -i -e 's/^  profile: ocp-floor$/  profile: ocp-ceiling/' "$work/ocp-bad/manifest.yaml"
+expect_status 1 "a manifest with an unknown profile" "$mx" grade "$work/ocp-bad"
+expect_output "unknown profile named" "manifest.yaml:[0-9]+: knobs: field 'profile' is 'ocp-ceiling', not a profile"
+rm -rf "$work/ocp-bad" && cp -a "$work/ocp" "$work/ocp-bad"
+sed -i -e 's/^  block_shape: 1x32$/  block_shape: 8x4/' "$work/ocp-bad/manifest.yaml"
+expect_status 1 "a block shape the profile does not admit" "$mx" grade "$work/ocp-bad"
+expect_output "block shape rule named" "knobs: block_shape 8x4 is not one profile ocp-floor admits"
+rm -rf "$work/ocp-bad" && cp -a "$work/ocp" "$work/ocp-bad"
+"$python" - "$work/ocp-bad/manifest.yaml" <<'EOF'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+head, cases = text.split("\ncases:\n", 1)  # the first entry's profile, not the header's
+open(path, "w").write(head + "\ncases:\n" + cases.replace("  profile: ocp-floor", "  profile: torchao-ceil", 1))
+EOF
+expect_status 1 "an entry's profile edited" "$mx" grade "$work/ocp-bad"
+expect_output "entry's profile named" "case c000000: field 'profile' is 'torchao-ceil'"
+expect_status 1 "export with an unknown profile" "$mx" export --profile ocp-ceiling --out "$work/none"
+expect_output "unknown profile listed" "--profile: unknown profile 'ocp-ceiling'; expected one of neuron"
+expect_status 1 "export with a block shape the profile does not admit" "$mx" export --block-shape 1x32 --out "$work/none"
+expect_output "admitted shapes listed" "--block-shape 1x32: profile neuron admits 8x4"
+
+# 7c. fingerprint offline: the deciding cases as a bundle, the device's outputs read back.
+expect_status 0 "fingerprint --export-bundle" "$mx" fingerprint --export-bundle "$work/fp"
+check "a fingerprint bundle of 12 cases" test "$(grep -c '^- id: c' "$work/fp/manifest.yaml")" -eq 12
+check "... campaign fingerprint" grep -q "^campaigns: \[fingerprint\]$" "$work/fp/manifest.yaml"
+cp -a "$work/fp" "$work/fp-fault"
+expect_status 2 "fingerprint --bundle before any runner" "$mx" fingerprint --bundle "$work/fp"
+expect_output "every case not run" "not run \(missing-output"
+expect_status 0 "run_bundle.py on the fingerprint bundle" "$python" "$runner" "$work/fp" "$source_dir/examples/python/mx_numpy.py"
+expect_status 0 "fingerprint --bundle" "$mx" fingerprint --bundle "$work/fp"
+expect_output "the NumPy example named neuron" "^matches every case: neuron emax_mode=emax fp8_nan=canonical lane_stride=0 high_parity=1$"
+expect_output "the bundle named" "^fingerprint of bundle:"
+MXC_PLANTED_FAULT=ties-away "$python" "$runner" "$work/fp-fault" "$source_dir/examples/python/mx_numpy.py" > /dev/null 2>&1
+expect_status 2 "fingerprint --bundle of ties away under neuron" "$mx" fingerprint --bundle "$work/fp-fault"
+expect_output "ties read as away" "element ties: nearest, ties away from zero"
+expect_status 0 "fingerprint --export-bundle --profile microxcaling" "$mx" fingerprint --export-bundle "$work/fpm" --profile microxcaling
+check "... the calls are microxcaling" grep -q "^  profile: microxcaling$" "$work/fpm/manifest.yaml"
+expect_status 0 "run_bundle.py on it" "$python" "$runner" "$work/fpm" "$source_dir/examples/python/mx_numpy.py"
+expect_status 0 "fingerprint --bundle (microxcaling)" "$mx" fingerprint --bundle "$work/fpm"
+expect_output "named microxcaling" "^matches every case: microxcaling$"
+expect_status 0 "grade grades a fingerprint bundle against its profile" "$mx" grade "$work/fpm"
+expect_status 1 "fingerprint --bundle of a certify bundle" "$mx" fingerprint --bundle "$work/ocp"
+expect_output "the other campaign named" "a bundle of the corpus campaign; fingerprint --bundle reads"
+expect_status 1 "fingerprint with two sources" "$mx" fingerprint --backend oracle --bundle "$work/fp"
+expect_output "one source asked for" "exactly one of --backend, --export-bundle DIR and --bundle DIR"
 
 # 8. verify: one tensor against the reference.
 in=$source_dir/examples/data/example_bf16.npy

@@ -22,6 +22,38 @@ TEST(CampaignConfigurations, OnePerDtypePairOrEveryKnobCombination) {
   EXPECT_EQ(campaign_configurations(knobs, true).size(), 2u * (4u * 2 * 2 * 2 + 2u * 2 * 2 * 5));
 }
 
+// 32x1 blocks (microxcaling along the first axis): every dtype, the x4 ones on four copies of
+// the block side by side (F must be a multiple of 4), the others on one block.
+TEST(ProfileCases, A32x1BlockIsCopiedAcrossFourColumnsForX4Dtypes) {
+  QuantizeConfig knobs;
+  apply_profile(knobs, ProfileId::kMicroxcaling);
+  knobs.block_shape = BlockShape::k32x1;
+  const std::vector<QuantizeConfig> configs = campaign_configurations(knobs, false);
+  ASSERT_EQ(configs.size(), 2u * 5u);  // bfloat16, float16 x five output dtypes
+  for (const QuantizeConfig& config : configs) {
+    std::vector<CampaignCase> cases;
+    for_each_profile_case(config, Level::kGate, 1, [&](const CampaignCase& c) { cases.push_back(c); });
+    ASSERT_FALSE(cases.empty());
+    const bool x4 = config.output == OutputDtype::kFloat4E2m1fnX4 || config.output == OutputDtype::kFloat8E4m3fnX4 ||
+                    config.output == OutputDtype::kFloat8E5m2X4;
+    for (const CampaignCase& c : cases) {
+      EXPECT_EQ(c.config.partitions, 32u);
+      EXPECT_EQ(c.config.free, x4 ? 4u : 1u);
+      EXPECT_EQ(c.expected_scale.size(), c.config.free);  // one E8M0 per column block
+      for (std::size_t row = 0; row < 32; ++row) {
+        for (std::size_t col = 1; col < c.config.free; ++col) {
+          EXPECT_EQ(c.input[row * c.config.free + col], c.input[row * c.config.free]) << c.id;
+        }
+      }
+      if (c.id == "fp4.ties") {
+        // The block's element 1, 0.25 (bfloat16 0x3E80, float16 0x3400), in row 1 of copy 3.
+        EXPECT_EQ(c.input[1 * 4 + 3], config.input == InputDtype::kBfloat16 ? 0x3E80 : 0x3400);
+        EXPECT_EQ(c.expected_scale, std::vector<std::uint8_t>(4, c.expected_scale[0]));
+      }
+    }
+  }
+}
+
 TEST(CampaignConfigurations, AllKnobsAddsEveryOtherDeclaredStrideOnce) {
   QuantizeConfig knobs;
   const std::size_t crossed = campaign_configurations(knobs, true).size();

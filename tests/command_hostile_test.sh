@@ -35,4 +35,12 @@ check "a fresh process after each failure" grep -Eq "^workers_started: ([3-9]|[1
 check "wrong-version: exits 2" test $? -eq 2
 check "wrong-version: names both versions" grep -q "speaks subject protocol version 2; this mxconform speaks version 1" "$work/version.txt"
 
+# Its info record is the 56-byte one written before the profile masks: neuron and 8x4 only. A
+# certify of another profile sends it nothing (it would exit, a crash, on any non-neuron request).
+"$mx" certify --backend "cmd:$python $hostile wrong-size" --profile ocp-floor --campaign corpus --campaign properties \
+  --report "$work/earlier.yaml" > "$work/earlier.txt" 2>&1
+check "earlier info record, --profile ocp-floor: exits 2" test $? -eq 2
+check "... every configuration declared not supported, no case run" grep -q "declared not supported. 0 cases run" "$work/earlier.txt"
+check "... no crash" bash -c "! grep -q 'crash' '$work/earlier.yaml'"
+
 finish command_hostile

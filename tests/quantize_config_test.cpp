@@ -76,6 +76,23 @@ TEST(QuantizeConfig, X4ContainerCounts) {
   EXPECT_EQ(e4m3.data_bytes, 128u);
 }
 
+// A 32x1 block allows any F, but an x4 dtype holds 4 elements of a row per container (the
+// contract's output dtypes): F = 1 would be a quarter container, and an FP4 row half a byte.
+TEST(QuantizeConfig, X4DtypesNeedWholeContainersInEveryBlockShape) {
+  QuantizeConfig config = make(32, 1, OutputDtype::kFloat4E2m1fnX4);
+  apply_profile(config, ProfileId::kMicroxcaling);
+  config.block_shape = BlockShape::k32x1;
+  EXPECT_NE(error_of(config).find("F must be a multiple of 4"), std::string::npos);
+  config.output = OutputDtype::kFloat8E4m3fnX4;
+  EXPECT_NE(error_of(config).find("F must be a multiple of 4"), std::string::npos);
+  config.output = OutputDtype::kFloat8E4m3fn;  // one element per container: F = 1 is whole
+  EXPECT_EQ(error_of(config), "");
+  config.output = OutputDtype::kFloat4E2m1fnX4;
+  config.free = 4;  // four 32x1 blocks, two bytes per row
+  EXPECT_EQ(error_of(config), "");
+  EXPECT_EQ(geometry(config).data_row_bytes, 2u);
+}
+
 TEST(QuantizeConfig, ScaleGeometryInBothLayouts) {
   QuantizeConfig config = make(128, 64);
   Geometry g = geometry(config);

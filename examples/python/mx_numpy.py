@@ -4,9 +4,12 @@
 
 follows the convention of mxc_subject.py (config keys are the CLI's knob names; input_bits is a
 uint16 [P, F] array of raw bfloat16 or float16 bits). Each step is vectorised over the whole
-tensor. Run as a script, it is a command subject:
+tensor. Besides the default neuron profile it implements two others of docs/contract.md,
+"Profiles": ocp-floor (torchao's FLOOR scale, 1x32 blocks) and microxcaling (floor of log2, ties
+away from zero, 1x32 or 32x1 blocks). Run as a script, it is a command subject:
 
     mxconform certify --backend 'cmd:python3 examples/python/mx_numpy.py'
+    mxconform certify --profile ocp-floor --backend 'cmd:python3 examples/python/mx_numpy.py'
 
 MXC_PLANTED_FAULT=ties-away plants a fault for the test suite: step 5 rounds ties away from zero
 (as microxcaling does) instead of to even, which certify must catch.
@@ -16,7 +19,10 @@ import os
 
 import numpy as np
 
-BLOCK_ROWS, BLOCK_COLS = 8, 4  # a block is 8 partitions x 4 columns
+# Which elements share a scale byte: partitions x columns of a block (neuron: 8 x 4).
+BLOCK_SHAPES = {"8x4": (8, 4), "1x32": (1, 32), "32x1": (32, 1)}
+PROFILES = ("neuron", "ocp-floor", "microxcaling")  # what quantize() implements
+E8M0_BIAS, E8M0_NAN = 127, 0xFF
 
 
 class ElementFormat:
@@ -56,17 +62,24 @@ def widen(input_bits, in_dtype):
     raise NotImplementedError(f"input dtype {in_dtype}")
 
 
-def blocks(values):
-    """[P, F] -> [P/8, 8, F/4, 4]: axis 1 and 3 run within a block."""
+def blocks(values, shape):
+    """[P, F] -> [P/r, r, F/c, c] for r x c blocks: axes 1 and 3 run within a block."""
     partitions, free = values.shape
-    return values.reshape(partitions // BLOCK_ROWS, BLOCK_ROWS, free // BLOCK_COLS, BLOCK_COLS)
+    rows, cols = shape
+    return values.reshape(partitions // rows, rows, free // cols, cols)
+
+
+def spread(per_block, shape):
+    """[P/r, F/c] -> [P, F]: each block's value at each of its elements."""
+    rows, cols = shape
+    return np.repeat(np.repeat(per_block, rows, axis=0), cols, axis=1)
 
 
 def block_e8m0(widened, fmt, emax_mode):
     """Steps 2 and 3: the largest fp32 exponent field of each block (a bit extract, sign ignored;
     zeros and denormals read 0, Inf and NaN 255), then max(1, max(0, field - emaxBias))."""
     fields = (widened.view(np.uint32) >> 23) & 0xFF
-    max_field = blocks(fields).max(axis=(1, 3)).astype(np.int64)
+    max_field = blocks(fields, BLOCK_SHAPES["8x4"]).max(axis=(1, 3)).astype(np.int64)
     emax_bias = fmt.emax if emax_mode == "emax" else fmt.emax - 1
     clamp_low = np.maximum(0, max_field - emax_bias)
     return np.maximum(1, clamp_low)  # ZERO-FLOOR
@@ -76,7 +89,7 @@ def prescale(widened, e8m0):
     """Step 4: y = fp32(x * M), M = bit_cast<float>((254 - e8m0) << 23): one IEEE fp32 multiply,
     subnormals kept. At E8M0 254, M is +0.0 and Inf x 0 gives x86's default NaN (sign set)."""
     multiplier = ((254 - e8m0).astype(np.uint32) << 23).view(np.float32)
-    per_element = np.repeat(np.repeat(multiplier, BLOCK_ROWS, axis=0), BLOCK_COLS, axis=1)
+    per_element = spread(multiplier, BLOCK_SHAPES["8x4"])
     with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         scaled = widened * per_element
     default_nan = np.array([0xFFC00000], dtype=np.uint32).view(np.float32)[0]
@@ -87,7 +100,7 @@ def round_half_even(units):
     return np.rint(units)
 
 
-def round_half_away(units):  # the planted fault
+def round_half_away(units):  # microxcaling's rule, and the planted fault in neuron
     return np.floor(np.abs(units) + 0.5) * np.sign(units)
 
 
@@ -154,16 +167,60 @@ def place_scales(e8m0, scale_layout):
     return physical
 
 
+def neuron(config, widened, fmt, rounding):
+    """docs/contract.md steps 2-7 after the widen."""
+    e8m0 = block_e8m0(widened, fmt, config["emax_mode"])                    # steps 2, 3
+    scaled = prescale(widened, e8m0)                                         # step 4
+    codes = narrow(scaled, fmt, config["fp8_nan"], rounding)                 # step 5
+    data = pack(codes, fmt, config["lane_stride"], config["high_parity"])    # step 6
+    return data, place_scales(e8m0, config["scale_layout"])                 # step 7
+
+
+def amax_profile(config, widened, fmt, rounding):
+    """ocp-floor and microxcaling (docs/contract.md, "Profiles"): the scale from amax = max |x| of
+    each block, logical [P/r, F/c] scales, FP4 packed c0 | c1 << 4 (lane stride 0, parity 1)."""
+    shape = BLOCK_SHAPES[config["block_shape"]]
+    magnitude = np.abs(widened)
+    # NaN and Inf in a block (both profiles: "block NaN"): scale 0xFF, every element the NaN code.
+    special = blocks(~np.isfinite(widened), shape).any(axis=(1, 3))
+    amax = blocks(np.where(np.isfinite(magnitude), magnitude, np.float32(0)), shape).max(axis=(1, 3))
+    if config["profile"] == "ocp-floor":
+        # torchao FLOOR: the exponent bits of amax (subnormal amax reads 0) - 127 - emax, in [-127, 128].
+        field = (amax.view(np.uint32) >> 23).astype(np.int64) & 0xFF
+        shared = np.clip(field - E8M0_BIAS - fmt.emax, -E8M0_BIAS, E8M0_BIAS + 1)
+    else:
+        # microxcaling: floor(log2(amax)), 2^-126 standing for a zero block, - emax, at least -127.
+        argument = np.where(amax == 0, np.float32(2.0 ** -126), amax).astype(np.float64)
+        shared = np.maximum(np.frexp(argument)[1] - 1 - fmt.emax, -E8M0_BIAS)
+    e8m0 = np.where(special, E8M0_NAN, shared + E8M0_BIAS)
+    # The data: x * 2^(127 - E8M0). ocp-floor rounds that product to fp32 (torchao multiplies by
+    # the fp32 reciprocal of the scale); microxcaling divides exactly (float64 holds it).
+    per_element = spread(np.ldexp(1.0, (E8M0_BIAS - np.where(special, 0, e8m0)).astype(np.int64)), shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = widened.astype(np.float64) * per_element
+        if config["profile"] == "ocp-floor":
+            scaled = scaled.astype(np.float32)
+    codes = narrow(scaled, fmt, "canonical", rounding)
+    # Under scale 0xFF every element is NaN: FP8 0x7F, FP4 +0 (no NaN code), with the sign of an
+    # input NaN.
+    nan_sign = np.where(np.isnan(widened) & np.signbit(widened), fmt.sign_bit, 0)
+    nan_code = nan_sign | (fmt.nan_code if fmt.nan_code is not None else 0)
+    codes = np.where(spread(special, shape), nan_code, codes).astype(np.uint8)
+    return pack(codes, fmt, 0, 1), e8m0.astype(np.uint8)
+
+
 def quantize(config, input_bits):
+    profile = config.get("profile", "neuron")
+    if profile not in PROFILES:
+        raise NotImplementedError(f"profile {profile}")
     fmt = OUTPUT_FORMATS[config["out_dtype"]]
-    rounding = round_half_away if os.environ.get("MXC_PLANTED_FAULT") == "ties-away" else round_half_even
+    planted = os.environ.get("MXC_PLANTED_FAULT") == "ties-away"
+    ties_away = planted or profile == "microxcaling"
+    rounding = round_half_away if ties_away else round_half_even
     widened = widen(np.asarray(input_bits, dtype=np.uint16), config["in_dtype"])  # step 1
-    e8m0 = block_e8m0(widened, fmt, config["emax_mode"])                          # steps 2, 3
-    scaled = prescale(widened, e8m0)                                               # step 4
-    codes = narrow(scaled, fmt, config["fp8_nan"], rounding)                       # step 5
-    data = pack(codes, fmt, config["lane_stride"], config["high_parity"])          # step 6
-    scale = place_scales(e8m0, config["scale_layout"])                             # step 7
-    return data, scale
+    if profile == "neuron":
+        return neuron(config, widened, fmt, rounding)
+    return amax_profile(config, widened, fmt, rounding)
 
 
 if __name__ == "__main__":
@@ -173,5 +230,7 @@ if __name__ == "__main__":
     import mxc_subject
 
     fault = os.environ.get("MXC_PLANTED_FAULT", "")
-    mxc_subject.serve(quantize, name="mx_numpy", version="1.0" + (f"+fault-{fault}" if fault else ""),
-                      description="NumPy reference of docs/contract.md (examples/python)")
+    mxc_subject.serve(quantize, name="mx_numpy", version="1.1" + (f"+fault-{fault}" if fault else ""),
+                      description="NumPy reference of docs/contract.md (examples/python)",
+                      capabilities={"profiles": mxc_subject.profile_mask(PROFILES),
+                                    "block_shapes": mxc_subject.block_shape_mask(BLOCK_SHAPES)})

@@ -18,10 +18,14 @@ stdin and reads the answers from stdout. docs/subject-protocol.md describes the 
     lane_stride   int (0: no FP4 lane remap)
     high_parity   0 | 1
     scale_layout  "physical" | "logical"
+    profile       "neuron" (the default contract, docs/contract.md) or another profile's name
+                  ("ocp-floor", "microxcaling", ...: docs/contract.md, "Profiles")
+    block_shape   "8x4" | "1x32" | "32x1": which elements share one scale byte
 `input_bits` is a uint16 array of shape [P, F]: raw bfloat16 or float16 bits, partition-major.
 The function returns `data` (uint8, the bytes `mxconform quantize` writes to its data .npy:
 [P, F] for FP8, [P, F/2] for FP4) and `scale` (uint8, the shape of `mxconform quantize`'s scale
-.npy; in the physical layout, rows no slot names are 0). Raising NotImplementedError declines
+.npy; in the physical layout, rows no slot names are 0). A quantizer that declares only the
+neuron profile (the default of `serve`) always gets profile "neuron" and block shape "8x4". Raising NotImplementedError declines
 the configuration (not supported); any other exception is reported as an error status with its
 message.
 
@@ -41,8 +45,11 @@ HELLO, INFO, QUANTIZE, RESULT = 1, 2, 3, 4
 STATUS_OK, STATUS_UNSUPPORTED, STATUS_ERROR = 0, 1, 2
 
 HEADER = struct.Struct("<IIQ")  # magic, kind, payload length
-INFO_FIXED = struct.Struct("<IIIIIIIIQIIII")  # struct_size, version, six masks, strides, three lengths, reserved
-QUANTIZE_FIXED = struct.Struct("<IIIIIIIIQQQQ")
+# struct_size, version, six masks, strides, three lengths, reserved, then the appended profile and
+# block-shape masks (offsets 56 and 60).
+INFO_FIXED = struct.Struct("<IIIIIIIIQIIIIII")
+QUANTIZE_FIXED = struct.Struct("<IIIIIIIIQQQQ")  # the 64 bytes every version-1 harness sends
+QUANTIZE_PROFILE = struct.Struct("<II")  # at offset 64 when struct_size covers it: profile, block shape
 RESULT_FIXED = struct.Struct("<IIIIQQ")  # struct_size, status, message length, reserved, data, scale
 
 IN_DTYPES = {0: "bfloat16", 1: "float16"}
@@ -50,13 +57,29 @@ OUT_DTYPES = {2: "float4_e2m1fn_x4", 5: "float8_e4m3fn", 7: "float8_e5m2", 8: "f
 EMAX_MODES = {0: "emax", 1: "emax-1"}
 FP8_NAN = {0: "canonical", 1: "zero"}
 SCALE_LAYOUTS = {0: "physical", 1: "logical"}
+PROFILES = {0: "neuron", 1: "nki-golden", 2: "nki-golden-kernel", 3: "ocp-floor", 4: "torchao-rceil",
+            5: "transformer-engine-mxfp8", 6: "microxcaling", 7: "torchao-ceil", 8: "torchao-even"}
+BLOCK_SHAPES = {0: "8x4", 1: "1x32", 2: "32x1"}
 
 
 def _mask(values):
     return sum(1 << v for v in values)
 
 
-# Every dtype and knob value of protocol version 1; lane strides: bit s for stride s, bit 63 for 63 and above.
+def profile_mask(names):
+    """The profiles mask of `names` ("neuron", "ocp-floor", ...)."""
+    ids = {name: i for i, name in PROFILES.items()}
+    return _mask(ids[n] for n in names)
+
+
+def block_shape_mask(names):
+    """The block_shapes mask of `names` ("8x4", "1x32", "32x1")."""
+    ids = {name: i for i, name in BLOCK_SHAPES.items()}
+    return _mask(ids[n] for n in names)
+
+
+# Every dtype and knob value of protocol version 1, in the neuron profile with 8x4 blocks; lane
+# strides: bit s for stride s, bit 63 for 63 and above.
 EVERYTHING = {
     "input_dtypes": _mask(IN_DTYPES),
     "output_dtypes": _mask(OUT_DTYPES),
@@ -65,6 +88,8 @@ EVERYTHING = {
     "scale_layouts": _mask(SCALE_LAYOUTS),
     "fp4_high_parities": 0b11,
     "fp4_lane_strides": (1 << 64) - 1,
+    "profiles": profile_mask(["neuron"]),
+    "block_shapes": block_shape_mask(["8x4"]),
 }
 
 
@@ -110,9 +135,16 @@ def _frame(kind, payload_parts):
     return b"".join([HEADER.pack(MAGIC, kind, length), *payload_parts])
 
 
-def _config_of(fixed):
+def _config_of(payload):
+    """The config of a quantize payload; a record without the profile fields is neuron, 8x4."""
+    struct_size = struct.unpack_from("<I", payload)[0]
+    if struct_size < QUANTIZE_FIXED.size or struct_size > len(payload):
+        raise ProtocolError(f"quantize: struct_size {struct_size} outside {QUANTIZE_FIXED.size}..{len(payload)}")
+    profile, block_shape = 0, 0
+    if struct_size >= QUANTIZE_FIXED.size + QUANTIZE_PROFILE.size:
+        profile, block_shape = QUANTIZE_PROFILE.unpack_from(payload, QUANTIZE_FIXED.size)
     (_, in_dtype, out_dtype, emax_mode, fp8_nan, lane_stride, high_parity, scale_layout,
-     partitions, free, data_bytes, scale_bytes) = fixed
+     partitions, free, data_bytes, scale_bytes) = QUANTIZE_FIXED.unpack_from(payload)
     config = {
         "in_dtype": IN_DTYPES[in_dtype],
         "out_dtype": OUT_DTYPES[out_dtype],
@@ -122,8 +154,10 @@ def _config_of(fixed):
         "lane_stride": lane_stride,
         "high_parity": high_parity,
         "scale_layout": SCALE_LAYOUTS[scale_layout],
+        "profile": PROFILES[profile],
+        "block_shape": BLOCK_SHAPES[block_shape],
     }
-    return config, data_bytes, scale_bytes
+    return config, struct_size, data_bytes, scale_bytes
 
 
 def _result(status, message=b"", data=b"", scale=b""):
@@ -134,7 +168,8 @@ def _result(status, message=b"", data=b"", scale=b""):
 
 def serve(quantize, name, version="", description="", capabilities=None):
     """Answers mxconform's requests with `quantize` until stdin ends. `capabilities`: masks as in
-    EVERYTHING (the default); mxconform certifies only what they declare."""
+    EVERYTHING (the default: neuron only, 8x4 only); mxconform certifies only what they declare and
+    sends nothing else. Declare other profiles with profile_mask() and block_shape_mask()."""
     masks = dict(EVERYTHING, **(capabilities or {}))
     # The protocol keeps the real stdout; fd 1 and sys.stdout now lead to stderr.
     protocol_out = os.dup(1)
@@ -148,15 +183,15 @@ def serve(quantize, name, version="", description="", capabilities=None):
     texts = [t.encode("utf-8")[:4096] for t in (name, version, description)]
     fixed = INFO_FIXED.pack(INFO_FIXED.size, PROTOCOL_VERSION, masks["input_dtypes"], masks["output_dtypes"],
                             masks["emax_modes"], masks["fp8_nan_policies"], masks["scale_layouts"],
-                            masks["fp4_high_parities"], masks["fp4_lane_strides"], *(len(t) for t in texts), 0)
+                            masks["fp4_high_parities"], masks["fp4_lane_strides"], *(len(t) for t in texts), 0,
+                            masks["profiles"], masks["block_shapes"])
     _write_all(protocol_out, _frame(INFO, [fixed, *texts]))
 
     while True:
         payload = _read_frame(stdin, QUANTIZE)
         if payload is None:
             return
-        struct_size = struct.unpack_from("<I", payload)[0]
-        config, data_bytes, scale_bytes = _config_of(QUANTIZE_FIXED.unpack_from(payload))
+        config, struct_size, data_bytes, scale_bytes = _config_of(payload)
         partitions, free = config["shape"]
         input_bits = np.frombuffer(payload, dtype="<u2", offset=struct_size).reshape(partitions, free)
         try:

@@ -10,7 +10,9 @@ module name on sys.path or a path to a .py file; it provides
 
 with `input_bits` a uint16 [P, F] array of raw bfloat16/float16 bits and `config` holding the
 CLI's knob names: in_dtype, out_dtype, shape, emax_mode, fp8_nan, lane_stride, high_parity,
-scale_layout. `data` and `scale` are written as they are returned (np.save, no conversion) to the
+scale_layout, and the contract: profile ("neuron", "ocp-floor", ...: docs/contract.md,
+"Profiles") and block_shape ("8x4", "1x32", "32x1"), as in mxc_subject.py. A manifest written
+before those two fields were added is neuron with 8x4 blocks. `data` and `scale` are written as they are returned (np.save, no conversion) to the
 case's `data` and `scale` paths, where `mxconform grade BUNDLE_DIR` reads and grades them: a uint8
 array of the shape `mxconform quantize` writes, and in the scale rows no slot names, zeros.
 
@@ -31,6 +33,7 @@ import yaml
 MANIFEST_FORMAT = "mxconform-bundle"
 MANIFEST_VERSION = 1
 CONFIG_KEYS = ("in_dtype", "out_dtype", "shape", "emax_mode", "fp8_nan", "lane_stride", "high_parity", "scale_layout")
+CONTRACT_DEFAULTS = {"profile": "neuron", "block_shape": "8x4"}  # what an entry without the fields means
 
 
 def load_module(name):
@@ -92,6 +95,7 @@ def main(argv):
         if wanted and case["id"] not in wanted:
             continue
         config = {key: case[key] for key in CONFIG_KEYS}
+        config.update({key: case.get(key, default) for key, default in CONTRACT_DEFAULTS.items()})
         input_bits = np.load(inside(args.bundle, case["input"]), allow_pickle=False)
         try:
             data, scale = module.quantize(config, input_bits)

@@ -26,12 +26,18 @@ enum class FrameKind : std::uint32_t {
   kResult = 4,    // subject -> harness: status, message, data and scale bytes
 };
 
-// Fixed parts of the records, version 1. A sender may send a larger fixed part (a later minor
-// revision appending fields); a receiver reads the fields it knows and skips the rest.
+// Fixed parts of the records, version 1: the smallest a receiver accepts. A sender may send a
+// larger fixed part (a revision appending fields); a receiver reads the fields it knows and skips
+// the rest.
 constexpr std::size_t kHelloBytes = 8;           // version u32, reserved u32
 constexpr std::size_t kInfoFixedBytes = 56;
 constexpr std::size_t kQuantizeFixedBytes = 64;
 constexpr std::size_t kResultFixedBytes = 32;
+// The records as this mxconform sends them, with the appended profile fields (the C ABI's
+// mxc_backend_info.profiles/block_shapes and mxc_quantize_params.profile/block_shape). An info
+// record that ends before them declares the neuron profile and 8 x 4 blocks only.
+constexpr std::size_t kInfoProfileBytes = 64;      // + profiles mask u32, block_shapes mask u32
+constexpr std::size_t kQuantizeProfileBytes = 72;  // + profile u32, block_shape u32
 constexpr std::size_t kMaxTextBytes = 4096;      // a name, version, description or message
 
 // A frame's header as read from the wire.
@@ -50,13 +56,15 @@ class ProtocolError : public Error {
 // What a subject says about itself: the facts of mxc_backend_info (backend.h).
 struct SubjectDescription {
   std::uint32_t protocol_version = kProtocolVersion;
+  std::uint32_t struct_size = kInfoProfileBytes;  // of the info record as received (parse_info)
   std::string name;
   std::string version;
   std::string description;
   Capabilities capabilities;
 };
 
-// One quantize request as the subject receives it.
+// One quantize request as the subject receives it. A record that ends before the profile fields
+// asks for the neuron profile with 8 x 4 blocks.
 struct QuantizeRequest {
   QuantizeConfig config;
   std::uint64_t data_bytes = 0;   // what the result must carry
@@ -89,7 +97,8 @@ std::vector<std::uint8_t> result_frame(std::int32_t status, const std::string& m
 
 // Payload parsers (the header already read and checked for its kind). Throw ProtocolError
 // naming the field when the record is too short, its sizes disagree with the payload, or a
-// text is longer than kMaxTextBytes. parse_info does not judge the version or the masks.
+// text is longer than kMaxTextBytes. parse_info does not judge the version or the masks; it reads
+// the profile masks when struct_size covers them (absent or 0: neuron only, 8 x 4 only).
 std::uint32_t parse_hello(const std::vector<std::uint8_t>& payload);
 SubjectDescription parse_info(const std::vector<std::uint8_t>& payload);
 // Also throws ProtocolError when the configuration breaks a rule of the contract.

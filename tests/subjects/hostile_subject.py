@@ -11,6 +11,8 @@ float8_e5m2_x4, where MODE decides what it does instead:
     stdout-outside-frame  writes a line of text to stdout before its (correct) frame
     wrong-version         (at the handshake) claims protocol version 2
     kills-mxconform       sends SIGKILL to its parent (mxconform)
+Its info record is the earlier revision's 56 bytes, without the profile masks: the harness must
+take it for neuron-only with 8x4 blocks, and never send it another profile (it exits if it is).
 """
 
 import os
@@ -25,6 +27,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "python"))
 import mx_numpy  # noqa: E402
 import mxc_subject as wire  # noqa: E402
 
+# The info record before the profile masks were appended (docs/subject-protocol.md).
+EARLIER_INFO = struct.Struct("<IIIIIIIIQIIII")
 MODES = ("garbage", "dies-mid-frame", "hangs", "wrong-size", "stdout-outside-frame", "wrong-version",
          "kills-mxconform")
 
@@ -39,7 +43,7 @@ def main():
     version = 2 if mode == "wrong-version" else wire.PROTOCOL_VERSION
     m = wire.EVERYTHING
     texts = [b"hostile", mode.encode(), b"misbehaves on float8_e5m2_x4"]
-    fixed = wire.INFO_FIXED.pack(wire.INFO_FIXED.size, version, m["input_dtypes"], m["output_dtypes"], m["emax_modes"],
+    fixed = EARLIER_INFO.pack(EARLIER_INFO.size, version, m["input_dtypes"], m["output_dtypes"], m["emax_modes"],
                                  m["fp8_nan_policies"], m["scale_layouts"], m["fp4_high_parities"], m["fp4_lane_strides"],
                                  *(len(t) for t in texts), 0)
     wire._write_all(out, wire._frame(wire.INFO, [fixed, *texts]))
@@ -47,8 +51,9 @@ def main():
         payload = wire._read_frame(0, wire.QUANTIZE)
         if payload is None:
             return
-        struct_size = struct.unpack_from("<I", payload)[0]
-        config, _, _ = wire._config_of(wire.QUANTIZE_FIXED.unpack_from(payload))
+        config, struct_size, _, _ = wire._config_of(payload)
+        if config["profile"] != "neuron" or config["block_shape"] != "8x4":
+            sys.exit(f"hostile_subject.py: sent {config['profile']} {config['block_shape']}, which it never declared")
         bits = mx_numpy.np.frombuffer(payload, dtype="<u2", offset=struct_size).reshape(config["shape"])
         data, scale = mx_numpy.quantize(config, bits)
         data, scale = data.tobytes(), scale.tobytes()

@@ -1,0 +1,58 @@
+#include "knob_flags.h"
+
+#include <cstdint>
+
+#include "mxconform/error.h"
+#include "option_values.h"
+
+namespace mxconform::cli {
+
+void KnobFlags::add_to(CLI::App& app, const std::string& verb) {
+  const std::string done = verb.empty() ? "" : " " + verb;
+  app.add_option("--emax-mode", emax_mode_, "EMAX mode" + done + ": emax (default) or emax-1");
+  app.add_option("--fp8-nan", fp8_nan_, "FP8 NaN policy" + done + ": canonical (default) or zero");
+  lane_stride_option_ = app.add_option("--lane-stride", lane_stride_, "FP4 lane stride" + done + " (default 0)");
+  high_parity_option_ = app.add_option("--high-parity", high_parity_, "FP4 high parity" + done + ": 0 or 1 (default 1)");
+  app.add_option("--scale-layout", scale_layout_, "Scale layout" + done + ": physical (default) or logical");
+  app.add_option("--profile", profile_, "The contract" + done + ": neuron (default) or another profile "
+                                        "(docs/contract.md, Profiles); its knob values replace the knob flags");
+  block_shape_option_ = app.add_option("--block-shape", block_shape_, "8x4, 1x32 or 32x1 (default: the profile's)");
+}
+
+QuantizeConfig KnobFlags::knobs() const {
+  QuantizeConfig knobs;
+  knobs.emax_mode = parse_emax_mode(emax_mode_);
+  knobs.fp8_nan = parse_fp8_nan(fp8_nan_);
+  if (lane_stride_option_->count() > 0) {
+    knobs.fp4_lane_stride = static_cast<std::uint32_t>(parse_unsigned("--lane-stride", lane_stride_, UINT32_MAX));
+  }
+  if (high_parity_option_->count() > 0) knobs.fp4_high_parity = parse_parity("--high-parity", high_parity_);
+  knobs.scale_layout = parse_scale_layout(scale_layout_);
+  ProfileId id = ProfileId::kNeuron;
+  try {
+    id = parse_profile(profile_);
+  } catch (const Error& error) {
+    throw Error(std::string("--profile: ") + error.what());
+  }
+  if (id != ProfileId::kNeuron) apply_profile(knobs, id);
+  if (block_shape_option_->count() > 0) {
+    BlockShape shape = BlockShape::k8x4;
+    try {
+      shape = parse_block_shape(block_shape_);
+    } catch (const Error& error) {
+      throw Error(std::string("--block-shape: ") + error.what());
+    }
+    const Profile& contract = profile(id);
+    if ((contract.block_shapes >> static_cast<std::uint32_t>(shape) & 1) == 0) {
+      std::string admitted;
+      for (std::uint32_t s = 0; s < kBlockShapeCount; ++s) {
+        if ((contract.block_shapes >> s & 1) != 0) admitted += (admitted.empty() ? "" : ", ") + std::string(name(static_cast<BlockShape>(s)));
+      }
+      throw Error("--block-shape " + std::string(name(shape)) + ": profile " + std::string(contract.name) + " admits " + admitted);
+    }
+    knobs.block_shape = shape;
+  }
+  return knobs;
+}
+
+}  // namespace mxconform::cli

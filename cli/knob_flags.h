@@ -1,0 +1,30 @@
+#pragma once
+// The knob and profile flags of the commands that enumerate certify's campaigns (certify, export,
+// fingerprint --export-bundle): --emax-mode, --fp8-nan, --lane-stride, --high-parity,
+// --scale-layout, --profile and --block-shape, declared and read in one place.
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "mxconform/quantize_config.h"
+
+namespace mxconform::cli {
+
+class KnobFlags {
+ public:
+  // Declares the flags on `app`; `verb` ends each knob's help ("EMAX mode certified: ...").
+  void add_to(CLI::App& app, const std::string& verb);
+  // After parsing: the knobs given (defaults for the others). A profile other than neuron sets its
+  // own knob values (apply_profile), which replace the knob flags, and its default block shape
+  // unless --block-shape names another it admits. Throws Error naming the flag and the rule.
+  QuantizeConfig knobs() const;
+
+ private:
+  std::string emax_mode_ = "emax", fp8_nan_ = "canonical", scale_layout_ = "physical", profile_ = "neuron";
+  std::string lane_stride_, high_parity_, block_shape_;
+  CLI::Option* lane_stride_option_ = nullptr;
+  CLI::Option* high_parity_option_ = nullptr;
+  CLI::Option* block_shape_option_ = nullptr;
+};
+
+}  // namespace mxconform::cli
