@@ -135,29 +135,43 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
   // The magnitude bits of 32 inputs.
   MXCONFORM_AVX512_INLINE __m512i magnitude(__m512i v) const { return _mm512_and_si512(v, magnitude_mask_); }
 
+  // The FP8 subnormal band is tested on the rounded sum r = t + kHalfLessOne + lsb rather than on
+  // t, so that t is dead once r exists and the masked add needs no copy of it: t in [K, 2^mi) gives
+  // (r - kWindowStart) mod 2^16 in [0, kWindowWidth], so a window one wider flags every band lane.
+  // It also flags lanes with t = K - 1 (y below half the smallest subnormal: 0, which
+  // with_subnormal_band gives too) and t = 2^mi (normal: with_subnormal_band leaves it).
+  static constexpr int kRoundedWindowWidth = L::kWindowWidth + 1;
+  static_assert(kRoundedWindowWidth < (1 << 16));
+
   // Codes of 32 inputs with magnitude bits `magnitude`, whose lanes' D + L::kHalfLessOne are
   // `rebiased`, sign left out: FP4 codes in [0, 7]; FP8 codes still to be clamped to [0, max
-  // code]. Lanes the formula cannot decide lower `flags` below L::kWindowWidth (FP8 subnormal band)
-  // and `input_flags` below L::kNormal - 1 (general path: a subnormal input).
+  // code]. FP8: `window` gets each lane's distance into the subnormal band window (below
+  // kRoundedWindowWidth: the formula cannot decide the lane). General path: `input_window` gets
+  // magnitude - 1 (below L::kNormal - 1: a subnormal input).
   template <bool kGeneral>
-  MXCONFORM_AVX512_INLINE __m512i codes(__m512i magnitude, __m512i rebiased, __m512i& flags, __m512i& input_flags) const {
-    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
+  MXCONFORM_AVX512_INLINE __m512i codes(__m512i magnitude, __m512i rebiased, __m512i& window, __m512i& input_window) const {
     // Ties to even: the lsb of the kept bits is bit L::kShift of a (D's low mi bits are zero).
     const __mmask32 odd = _mm512_test_epi16_mask(magnitude, _mm512_set1_epi16(lane16(1 << L::kShift)));
-    __m512i code = _mm512_srai_epi16(_mm512_mask_add_epi16(t, odd, t, one_), L::kShift);
+    // r = t + L::kHalfLessOne + lsb, written as (a + rebiased) with (a + rebiased + 1) merged in
+    // under the mask: the merge source is read once, so GCC writes r over it instead of copying
+    // it first (rebiased + 1 is the same for the chunk's 8 rows and computed once).
+    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
+    const __m512i rounded = _mm512_mask_add_epi16(t, odd, magnitude, _mm512_add_epi16(rebiased, one_));
+    __m512i code = _mm512_srai_epi16(rounded, L::kShift);
     if (L::kFp4) {
       // The subnormal band (LaneNarrow16::codes): lanes with y <= 0.25 give 0 (the formula is
-      // negative there), y > 0.25 at least code 1, y >= 0.75 at least code 2.
-      const __mmask32 above_quarter = _mm512_cmpgt_epi16_mask(t, above_quarter_);
-      const __mmask32 half_up = _mm512_cmpgt_epi16_mask(t, half_up_);
+      // negative there), y > 0.25 at least code 1, y >= 0.75 at least code 2. Both bounds read
+      // the same on r as on t: the lsb is 0 at t = -2^mi and at t = 2^mi / 2 - 1.
+      const __mmask32 above_quarter = _mm512_cmpgt_epi16_mask(rounded, above_quarter_);
+      const __mmask32 half_up = _mm512_cmpgt_epi16_mask(rounded, half_up_);
       code = _mm512_maskz_max_epi16(above_quarter, _mm512_min_epi16(code, max_code_), one_);
       code = _mm512_mask_max_epi16(code, half_up, code, two_);
     } else {
-      flags = _mm512_min_epu16(flags, _mm512_sub_epi16(t, window_start_));
+      window = _mm512_sub_epi16(rounded, window_start_);
     }
     if (kGeneral) {
       code = _mm512_min_epi16(code, magnitude);  // zeros: 0; every normal input exceeds every code
-      input_flags = _mm512_min_epu16(input_flags, _mm512_sub_epi16(magnitude, one_));
+      input_window = _mm512_sub_epi16(magnitude, one_);
     }
     return code;
   }
@@ -175,15 +189,17 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
     return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), merged);
   }
 
-  // True when a row's `flags` name a lane in the FP8 subnormal band.
-  MXCONFORM_AVX512_INLINE static bool in_subnormal_band(__m512i flags) {
+  // True when a row's `windows` (from codes()) name a lane in the FP8 subnormal band.
+  template <int kVectors>
+  MXCONFORM_AVX512_INLINE static bool in_subnormal_band(const __m512i (&windows)[kVectors]) {
     if (L::kFp4) return false;
-    return _mm512_cmplt_epu16_mask(flags, _mm512_set1_epi16(lane16(L::kWindowWidth))) != 0;
+    return _mm512_cmplt_epu16_mask(lowest(windows), _mm512_set1_epi16(lane16(kRoundedWindowWidth))) != 0;
   }
 
-  // True when a row's `input_flags` name a subnormal input (general path only).
-  MXCONFORM_AVX512_INLINE static bool has_subnormal_input(__m512i input_flags) {
-    return _mm512_cmplt_epu16_mask(input_flags, _mm512_set1_epi16(lane16(L::kNormal - 1))) != 0;
+  // True when a row's `input_windows` (general path) name a subnormal input.
+  template <int kVectors>
+  MXCONFORM_AVX512_INLINE static bool has_subnormal_input(const __m512i (&input_windows)[kVectors]) {
+    return _mm512_cmplt_epu16_mask(lowest(input_windows), _mm512_set1_epi16(lane16(L::kNormal - 1))) != 0;
   }
 
   // FP8: `code` with the lanes below the element's normal band recomputed in the fixed subnormal
@@ -193,7 +209,9 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
     static_assert(!L::kFp4, "FP4 decides its subnormal band in codes()");
     constexpr int kSignificandShift = L::kInputMantissa + 1;
     constexpr int kIndexOffset = Format::kMantissaBits + 2;  // table index E + m + 2
-    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
+    // t afresh (opaque: were it shared with codes()'s t, that t would stay live across the row and
+    // every row's rounding would copy it).
+    const __m512i t = _mm512_add_epi16(magnitude, opaque(rebiased));  // t + L::kHalfLessOne
     const __m512i scales = _mm512_broadcast_i32x4(
         _mm_setr_epi8(0, 0, 1 << 0, 1 << 1, 1 << 2, Format::kMantissaBits >= 3 ? 1 << 3 : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
     const __m512i index = _mm512_max_epi16(
@@ -212,6 +230,12 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
   }
 
  private:
+  template <int kVectors>
+  MXCONFORM_AVX512_INLINE static __m512i lowest(const __m512i (&lanes)[kVectors]) {
+    static_assert(kVectors == 1 || kVectors == 2);
+    return kVectors == 1 ? lanes[0] : _mm512_min_epu16(lanes[0], lanes[kVectors - 1]);
+  }
+
   __m512i magnitude_mask_;
   __m512i one_;
   __m512i two_;
@@ -378,14 +402,16 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
       store_fp8_row<false, kStream>(lanes, in, codes, out_row);
       continue;
     }
-    __m512i flags = _mm512_set1_epi16(-1);
-    __m512i input_flags = _mm512_set1_epi16(-1);
+    __m512i windows[kVectors];
+    __m512i input_windows[kVectors];
     #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], flags, input_flags);
-    if (kGeneral && Lanes::has_subnormal_input(input_flags)) {
+    for (int v = 0; v < kVectors; ++v) {
+      codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], windows[v], input_windows[v]);
+    }
+    if (kGeneral && Lanes::has_subnormal_input(input_windows)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(magnitudes[r][v], e8m0[v], false, nan_code);
-    } else if (Lanes::in_subnormal_band(flags)) {
+    } else if (Lanes::in_subnormal_band(windows)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = Lanes::template with_subnormal_band<kGeneral>(magnitudes[r][v], rebiased[v], codes[v]);
     }
@@ -417,11 +443,13 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], true, nan_code);
     } else {
-      __m512i flags = _mm512_set1_epi16(-1);  // FP4 flags no lanes
-      __m512i input_flags = _mm512_set1_epi16(-1);
+      __m512i windows[kVectors];  // FP4 decides its band in the lanes: unused
+      __m512i input_windows[kVectors];
       #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], flags, input_flags);
-      if (kGeneral && Lanes::has_subnormal_input(input_flags)) {
+      for (int v = 0; v < kVectors; ++v) {
+        codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], windows[v], input_windows[v]);
+      }
+      if (kGeneral && Lanes::has_subnormal_input(input_windows)) {
         #pragma GCC unroll 8
         for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(magnitudes[r][v], e8m0[v], false, nan_code);
       }
@@ -509,7 +537,10 @@ MXCONFORM_AVX512_INLINE void quantize_chunk(const Tensor& t, const LaneNarrow32<
 
 
 template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
-MXCONFORM_AVX512 void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
+MXCONFORM_AVX512 void quantize_tensor(const QuantizeConfig& config, const Tensor& tensor) {
+  // A local copy: the chunks' byte stores could alias a Tensor reached through a reference, and
+  // the compiler would reload its fields after every store.
+  const Tensor t = tensor;
   const int bias = emax_bias(config);
   const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type> lanes;
   const std::size_t groups = config.partitions / kBlockRows;
