@@ -32,17 +32,24 @@
 #include "fp4_pack.h"
 #include "mxconform/scale_layout.h"
 #include "scalar_backend.h"
+#include "chunk_loop.h"
+#include "simd_stores.h"
 #include "simd_tensor.h"
 
 #define MXCONFORM_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 // The row and chunk helpers hold 16 magnitude vectors across calls: forced inline, so that they
 // stay in registers.
 #define MXCONFORM_AVX512_INLINE __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline
+// A kernel's entry point: `flatten` inlines the shared loop (simd::quantize_tensor), which has no
+// target attribute of its own, and the chunks it calls.
+#define MXCONFORM_AVX512_FLATTEN __attribute__((target("avx512f,avx512bw,avx512vl"), flatten))
 
 namespace mxconform::impl {
 namespace {
 
+using simd::ChunkOutput;
 using simd::ChunkPath;
+using simd::DataStores;
 using simd::ElementFormat;
 using simd::InputLayout;
 using simd::lane16;
@@ -247,6 +254,14 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
   __m512i sign_bytes_;
 };
 
+// simd::quantize_tensor's `Chunks` (chunk_loop.h): chunk() writes a chunk's data bytes to `out`
+// (defined below).
+struct Avx512Chunks {
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
+  static void chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes, std::size_t g,
+                    std::size_t col, std::size_t scale_row, int bias, ChunkOutput out);
+};
+
 // 32 input elements as two fp32 vectors: `lo` holds columns 8L..8L+3 in 128-bit lane L, `hi`
 // columns 8L+4..8L+7 (the order _mm512_unpacklo/hi_epi16 give and _mm512_packus_epi32 undoes).
 template <InputDtype kInput>
@@ -315,23 +330,7 @@ MXCONFORM_AVX512_INLINE void store_bytes(void* to, __m512i bytes) {
   }
 }
 
-template <bool kStream>
-MXCONFORM_AVX512_INLINE void store_bytes(void* to, __m256i bytes) {
-  if (kStream) {
-    _mm256_stream_si256(static_cast<__m256i*>(to), bytes);
-  } else {
-    _mm256_storeu_si256(static_cast<__m256i*>(to), bytes);
-  }
-}
-
-template <bool kStream>
-MXCONFORM_AVX512_INLINE void store_bytes(void* to, __m128i bytes) {
-  if (kStream) {
-    _mm_stream_si128(static_cast<__m128i*>(to), bytes);
-  } else {
-    _mm_storeu_si128(static_cast<__m128i*>(to), bytes);
-  }
-}
+using simd::store_bytes;  // the 256- and 128-bit ones
 
 // FP8: one row of a chunk, 32 * kVectors codes and their inputs -> bytes.
 template <bool kClamp, bool kStream, int kVectors, class Lanes>
@@ -380,7 +379,7 @@ using ChunkMagnitudes = __m512i[kBlockRows][kVectors];
 // lane the 16-bit formula cannot decide is recomputed before it is stored.
 template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath>
 MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                             const std::uint16_t* row, std::uint8_t* out_row,
+                                             const std::uint16_t* row, ChunkOutput out,
                                              const ChunkMagnitudes<kVectors>& magnitudes, const __m512i (&e8m0)[kVectors]) {
   using Format = typename ElementFormat<kElement>::Type;
   using Lanes = LaneNarrow32<kInput, Format>;
@@ -389,8 +388,9 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
   __m512i rebiased[kVectors];
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; ++v) rebiased[v] = Lanes::rebias(e8m0[v]);
+  std::uint8_t* out_row = out.data;
   #pragma GCC unroll 8
-  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += t.free) {
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out.stride) {
     __m512i in[kVectors];
     __m512i codes[kVectors];
     if constexpr (kPath == ChunkPath::kSpecial) {
@@ -424,7 +424,7 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
 // Steps 4-6 for the 8 rows of a chunk, FP4 (its subnormal band is decided in the lanes).
 template <InputDtype kInput, int kHighParity, bool kStream, int kVectors, ChunkPath kPath>
 MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32<kInput, E2M1>& lanes, const std::uint16_t* row,
-                                             std::uint8_t* out_row, const ChunkMagnitudes<kVectors>& magnitudes,
+                                             ChunkOutput out, const ChunkMagnitudes<kVectors>& magnitudes,
                                              const __m512i (&e8m0)[kVectors]) {
   using Format = E2M1;
   using Lanes = LaneNarrow32<kInput, Format>;
@@ -433,8 +433,9 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
   __m512i rebiased[kVectors];
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; ++v) rebiased[v] = Lanes::rebias(e8m0[v]);
+  std::uint8_t* out_row = out.data;
   #pragma GCC unroll 8
-  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += t.free / 2) {
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out.stride) {
     __m512i in[kVectors];
     __m512i codes[kVectors];
     #pragma GCC unroll 8
@@ -460,14 +461,14 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
 
 // One chunk: partition group g, columns [col, col + 32 * kVectors): 8 * kVectors blocks.
 // Writes the data bytes and the blocks' E8M0 bytes.
-template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, int kVectors>
-MXCONFORM_AVX512_INLINE void quantize_chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                            std::size_t g, std::size_t col, std::size_t scale_row, int bias) {
+template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
+MXCONFORM_AVX512 void Avx512Chunks::chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
+                                   std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out) {
+  constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
   using Format = typename ElementFormat<kElement>::Type;
   using Lanes = LaneNarrow32<kInput, Format>;
   constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
   const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
-  std::uint8_t* out_row = t.data + (g * kBlockRows * t.free + col) / (kFp4 ? 2 : 1);
 
   // Steps 1-2: magnitudes (kept for the narrow), their maxima over the 8 rows, then over each
   // block's 4 columns. Float16 also tracks the smallest magnitude: a chunk without zeros and
@@ -481,7 +482,7 @@ MXCONFORM_AVX512_INLINE void quantize_chunk(const Tensor& t, const LaneNarrow32<
   #pragma GCC unroll 8
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const std::uint16_t* row = base + r * t.free;
-    if (kStream) {  // the input streams from memory too; at smaller sizes prefetching is pure cost
+    if (kPrefetch) {
       #pragma GCC unroll 8
       for (int line = 0; line < kVectors; ++line) {
         _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchElements + kCacheLineElements * line), _MM_HINT_T0);
@@ -518,65 +519,35 @@ MXCONFORM_AVX512_INLINE void quantize_chunk(const Tensor& t, const LaneNarrow32<
   if (kTrackSmallest && !clean) clean = _mm512_cmplt_epu16_mask(smallest, _mm512_set1_epi16(lane16(Lanes::kNormal))) == 0;
   if constexpr (kFp4) {
     if (special != 0) {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, magnitudes, e8m0);
     } else if (clean) {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, magnitudes, e8m0);
     } else {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, magnitudes, e8m0);
     }
   } else {
     if (special != 0) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, magnitudes, e8m0);
     } else if (clean) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, magnitudes, e8m0);
     } else {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, magnitudes, e8m0);
     }
   }
 }
 
-
-template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
-MXCONFORM_AVX512 void quantize_tensor(const QuantizeConfig& config, const Tensor& tensor) {
-  // A local copy: the chunks' byte stores could alias a Tensor reached through a reference, and
-  // the compiler would reload its fields after every store.
-  const Tensor t = tensor;
-  const int bias = emax_bias(config);
-  const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type> lanes;
-  const std::size_t groups = config.partitions / kBlockRows;
-  const std::size_t wide_cols = t.free - t.free % kWideChunkCols;
-  const bool narrow_chunk = t.free - wide_cols >= kNarrowChunkCols;
-  const std::size_t vector_cols = wide_cols + (narrow_chunk ? kNarrowChunkCols : 0);
-  for (std::size_t g = 0; g < groups; ++g) {
-    const std::size_t row = scale_row(config, g);
-    for (std::size_t col = 0; col < wide_cols; col += kWideChunkCols) {
-      quantize_chunk<kInput, kElement, kHighParity, kStream, kWideVectors>(t, lanes, g, col, row, bias);
-    }
-    if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kStream, kNarrowVectors>(t, lanes, g, wide_cols, row, bias);
-    if (vector_cols < t.free) simd::quantize_tail(config, t, g, vector_cols, row);
-  }
-  if (kStream) _mm_sfence();
+// The entry point: its target attribute and `flatten` bring the shared loop and the chunks into
+// one function.
+template <InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores>
+MXCONFORM_AVX512_FLATTEN void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
+  simd::quantize_tensor<Avx512Chunks, LaneNarrow32, kWideChunkCols, kNarrowChunkCols, kInput, kElement, kHighParity, kStores>(config, t);
 }
-
 
 // The kernel instantiations, for simd::select_kernel.
 struct Avx512Kernels {
-  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
-  static constexpr simd::TensorKernel kernel = quantize_tensor<kInput, kElement, kHighParity, kStream>;
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores>
+  static constexpr simd::TensorKernel kernel = quantize_tensor<kInput, kElement, kHighParity, kStores>;
 };
-
-// Non-temporal stores pay off once the output no longer fits in the caches, and need every row's
-// chunk stores aligned: an FP8 row stores 64 bytes a chunk (32 for a narrow chunk at a 64-byte
-// boundary), an FP4 row 32 (16).
-bool streaming_stores_pay_off(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
-  constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
-  constexpr std::size_t kVectorBytes = 64;
-  const bool fp4 = is_fp4(config.output);
-  const std::size_t row_bytes = fp4 ? config.free / 2 : config.free;
-  const std::size_t row_alignment = fp4 ? kVectorBytes / 2 : kVectorBytes;
-  return data_bytes >= kStreamingThreshold && reinterpret_cast<std::uintptr_t>(data) % kVectorBytes == 0 &&
-         row_bytes % row_alignment == 0;
-}
 
 
 // The lane remap of step 6 on stride-0 packed bytes: each window of `stride` bytes reversed, 64
@@ -608,7 +579,6 @@ struct Avx512Kernel {
     needed.avx512bw = needed.avx512vl = true;
     return needed;
   }
-  static constexpr auto& use_streaming_stores = streaming_stores_pay_off;
   static constexpr auto& reverse_windows = reverse_windows_avx512;
 };
 
