@@ -29,10 +29,11 @@ inline constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
 // as several partial writes. A chunk writes 8 row streams at once. With 32 of each line's 64 bytes
 // per visit (the FP4 rows before this decision), Intel cores, which have fewer fill buffers,
 // collapsed: the issue reports avx2 BF16 -> FP4 at sol_ratio 0.36 on a Sapphire Rapids class
-// machine against 0.96 for FP8, whose rows are whole lines; Zen 3 gave 0.65. Writing whole lines
-// per stream is what both vendors' guides ask for, so the choice does not depend on the vendor.
-// Measured on AMD EPYC family 26 (Zen 5 class) only: see README.md, "Performance"; no Intel
-// machine was available to measure the FP4 line gathering on.
+// machine against 0.96 for FP8, whose rows are whole lines; Zen 3 gave 0.65. Whole lines per stream
+// are what both vendors' guides ask for, so the choice does not depend on the vendor. Measured on
+// AMD EPYC family 26 (Zen 5 class) only, where the gathering costs about 10 % at 64 MiB against
+// half lines (README.md, "Performance"); no Intel machine was available to measure whether it
+// cures the collapse. If Intel shows no gain, half lines on AMD are the better choice.
 //
 // Streaming needs the output lines aligned: data on a 64-byte boundary and every row a whole
 // number of lines, which for FP4 also makes a row an even number of 64-column chunks.
