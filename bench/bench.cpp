@@ -7,6 +7,7 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "bench_cases.h"
 #include "bench_options.h"
 #include "copy_baseline.h"
+#include "instruction_count.h"
 #include "mxconform/error.h"
 #include "mxconform/subject.h"
 #include "mxconform/parallel_quantize.h"
@@ -287,6 +289,40 @@ std::vector<const Subject*> threaded_backends(const BenchOptions& options) {
   return result;
 }
 
+// --count-instructions: the instructions of one call of each speed-of-light kernel and of each
+// quantize case of `backends` at the L2 size, per element, on the bench input. Returns the exit
+// status (1 when this process may not single-step a child).
+int print_instruction_counts(const std::vector<const Subject*>& backends) {
+  const BenchSize& size = kL2Size;
+  Workspace workspace;
+  std::uint8_t* data = workspace.data(size);
+  std::uint8_t* scale = workspace.scale(size);
+  std::printf("instructions per element, one call on the %zu x %zu bench input (%s), CPU %s\n", size.partitions,
+              size.free, std::string(size.name).c_str(), cpu_model().c_str());
+  const auto print_count = [&](const std::string& row, const std::function<void()>& work) {
+    std::string why_not;
+    const std::optional<std::uint64_t> count = count_instructions(work, &why_not);
+    if (!count) throw Error("--count-instructions: " + why_not);
+    std::printf("%-44s %10llu %6.3f\n", row.c_str(), static_cast<unsigned long long>(*count),
+                static_cast<double>(*count) / static_cast<double>(size.elements()));
+  };
+  for (OutputFamily family : {OutputFamily::kFp8, OutputFamily::kFp4}) {
+    const SolKernel kernel = workspace.sol_reference(size, family).kernel;
+    const std::uint16_t* input = workspace.input(size, InputDtype::kBfloat16);
+    print_count("sol/" + std::string(name(family)) + " (" + std::string(sol_kernel_isa()) + ")",
+                [&] { kernel(input, size.elements(), data, scale); });
+  }
+  for (const Subject* impl : backends) {
+    if (impl->is_reference()) continue;
+    for_each_supported_case(*impl, size, "", [&](const std::string& case_name, const QuantizeConfig& config,
+                                                 OutputFamily) {
+      const std::uint16_t* input = workspace.input(size, config.input);
+      print_count(case_name, [&] { impl->quantize(config, input, data, scale); });
+    });
+  }
+  return 0;
+}
+
 int run_benchmarks(int argc, char** argv) {
   BenchOptions options = parse_bench_options(argc, argv);
   int benchmark_argc = static_cast<int>(options.benchmark_argv.size());
@@ -297,6 +333,7 @@ int run_benchmarks(int argc, char** argv) {
                 "'; see `mxconform bench --help`");
   }
   if (options.pin_cpu) pin_to_cpu(*options.pin_cpu);
+  if (options.count_instructions) return print_instruction_counts(options.backends);
   print_banner(options);
 
   // Sizes in increasing order; the oracle runs at the small size only, the others at the two

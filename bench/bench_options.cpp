@@ -19,6 +19,7 @@ char kProgramName[] = "mxconform bench";
 
 constexpr std::string_view kPinFlag = "--pin";
 constexpr std::string_view kBackendFlag = "--backend";
+constexpr std::string_view kCountFlag = "--count-instructions";
 
 // The value of `flag` when `argv[*index]` is `flag VALUE` (advancing *index) or `flag=VALUE`;
 // nullopt when the argument is some other flag.
@@ -64,6 +65,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
       }
+    } else if (argv[i] == kCountFlag) {
+      options.count_instructions = true;
     } else {
       options.benchmark_argv.push_back(argv[i]);
     }
@@ -125,7 +128,8 @@ std::string allowed_cpus() {
 }
 
 const char* bench_usage() {
-  return "usage: mxconform bench [--pin CPU] [--backend NAME[,NAME...]]... [--benchmark_* flags]\n"
+  return "usage: mxconform bench [--pin CPU] [--backend NAME[,NAME...]]... [--count-instructions]\n"
+         "                       [--benchmark_* flags]\n"
          "\n"
          "Times quantize for every selected backend x input dtype (bfloat16, float16) x output\n"
          "(fp8_e4m3, fp8_e5m2, fp4) at 256KiB (L2-resident) and 64MiB (streaming) of input; the\n"
@@ -143,6 +147,9 @@ const char* bench_usage() {
          "  --pin CPU            pin the process to CPU before running (default: not pinned)\n"
          "  --backend NAME       a backend to time; repeatable or comma-separated\n"
          "                       (default: every backend this CPU can run; see `mxconform backends`)\n"
+         "  --count-instructions instead of timing, count the instructions of one quantize call per\n"
+         "                       case at 256KiB (and of each speed-of-light kernel) by single-stepping\n"
+         "                       it under ptrace, and print them per element\n"
          "\n"
          "Google Benchmark flags:\n";
 }

@@ -1,5 +1,6 @@
 #pragma once
-// The flags `mxconform bench` adds to Google Benchmark's: --pin and --backend.
+// The flags `mxconform bench` adds to Google Benchmark's: --pin, --backend and
+// --count-instructions.
 #include <optional>
 #include <string>
 #include <memory>
@@ -14,6 +15,7 @@ struct BenchOptions {
   bool backends_named = false;                  // --backend was given
   std::vector<std::shared_ptr<const Subject>> owned;  // keeps plug-ins loaded
   std::optional<int> pin_cpu;                   // set only when --pin was given
+  bool count_instructions = false;              // --count-instructions: count, do not time
   std::vector<char*> benchmark_argv;            // "mxconform bench", then every flag not ours
 };
 

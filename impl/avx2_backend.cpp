@@ -16,15 +16,22 @@
 #include "fp4_pack.h"
 #include "mxconform/scale_layout.h"
 #include "scalar_backend.h"
+#include "chunk_loop.h"
+#include "simd_stores.h"
 #include "simd_tensor.h"
 #include "widen.h"
 
 #define MXCONFORM_AVX2 __attribute__((target("avx2,f16c,fma,bmi2")))
+// A kernel's entry point: `flatten` inlines the shared loop (simd::quantize_tensor), which has no
+// target attribute of its own, and the chunks it calls.
+#define MXCONFORM_AVX2_FLATTEN __attribute__((target("avx2,f16c,fma,bmi2"), flatten))
 
 namespace mxconform::impl {
 namespace {
 
+using simd::ChunkOutput;
 using simd::ChunkPath;
+using simd::DataStores;
 using simd::ElementFormat;
 using simd::InputLayout;
 using simd::lane16;
@@ -236,6 +243,14 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
   __m256i sign_bytes_;
 };
 
+// simd::quantize_tensor's `Chunks` (chunk_loop.h): chunk() writes a chunk's data bytes to `out`
+// (defined below).
+struct Avx2Chunks {
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
+  static void chunk(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes, std::size_t g,
+                    std::size_t col, std::size_t scale_row, int bias, ChunkOutput out);
+};
+
 // Sixteen input elements as two fp32 vectors: `lo` holds columns 0-3 and 8-11, `hi` columns 4-7
 // and 12-15 (the order _mm256_unpacklo/hi_epi16 give and _mm256_packus_epi32 undoes).
 template <InputDtype kInput>
@@ -321,23 +336,7 @@ MXCONFORM_AVX2 inline __m128i scale_bytes(const __m256i (&e8m0)[kVectors]) {
 }
 
 
-template <bool kStream>
-MXCONFORM_AVX2 inline void store_bytes(void* to, __m256i bytes) {
-  if (kStream) {
-    _mm256_stream_si256(static_cast<__m256i*>(to), bytes);
-  } else {
-    _mm256_storeu_si256(static_cast<__m256i*>(to), bytes);
-  }
-}
-
-template <bool kStream>
-MXCONFORM_AVX2 inline void store_bytes(void* to, __m128i bytes) {
-  if (kStream) {
-    _mm_stream_si128(static_cast<__m128i*>(to), bytes);
-  } else {
-    _mm_storeu_si128(static_cast<__m128i*>(to), bytes);
-  }
-}
+using simd::store_bytes;
 
 // FP4: one row of a chunk, 16 * kVectors codes in [0, 7] and their inputs' signs -> nibbles
 // (stride 0; kHighParity as in step 6).
@@ -371,7 +370,7 @@ MXCONFORM_AVX2 inline void store_fp4_row(const __m256i (&in)[kVectors], const __
 // decide is recomputed before it is stored.
 template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath>
 MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                           const std::uint16_t* row, std::uint8_t* out_row, const __m256i (&e8m0)[kVectors]) {
+                                           const std::uint16_t* row, ChunkOutput out, const __m256i (&e8m0)[kVectors]) {
   using Format = typename ElementFormat<kElement>::Type;
   using Lane16 = LaneNarrow16<kInput, Format>;
   constexpr bool kGeneral = kPath == ChunkPath::kGeneral;
@@ -379,7 +378,8 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
   __m256i rebiased[kVectors];
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; ++v) rebiased[v] = Lane16::rebias(e8m0[v]);
-  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += t.free) {
+  std::uint8_t* out_row = out.data;
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out.stride) {
     if constexpr (kPath == ChunkPath::kSpecial) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; v += 2) {
@@ -417,7 +417,7 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
 // Steps 4-6 for the 8 rows of a chunk, FP4 (its subnormal band is decided in the lanes).
 template <InputDtype kInput, int kHighParity, bool kStream, int kVectors, ChunkPath kPath>
 MXCONFORM_AVX2 inline void narrow_rows_fp4(const Tensor& t, const LaneNarrow16<kInput, E2M1>& lanes,
-                                           const std::uint16_t* row, std::uint8_t* out_row, const __m256i (&e8m0)[kVectors]) {
+                                           const std::uint16_t* row, ChunkOutput out, const __m256i (&e8m0)[kVectors]) {
   using Format = E2M1;
   using Lane16 = LaneNarrow16<kInput, Format>;
   constexpr bool kGeneral = kPath == ChunkPath::kGeneral;
@@ -425,7 +425,8 @@ MXCONFORM_AVX2 inline void narrow_rows_fp4(const Tensor& t, const LaneNarrow16<k
   __m256i rebiased[kVectors];
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; ++v) rebiased[v] = Lane16::rebias(e8m0[v]);
-  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += t.free / 2) {
+  std::uint8_t* out_row = out.data;
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out.stride) {
     __m256i in[kVectors];
     __m256i codes[kVectors];
     #pragma GCC unroll 8
@@ -449,14 +450,14 @@ MXCONFORM_AVX2 inline void narrow_rows_fp4(const Tensor& t, const LaneNarrow16<k
 
 // One chunk: partition group g, columns [col, col + 16 * kVectors): 4 * kVectors blocks.
 // Writes the data bytes and the blocks' E8M0 bytes.
-template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, int kVectors>
-MXCONFORM_AVX2 inline void quantize_chunk(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                          std::size_t g, std::size_t col, std::size_t scale_row, int bias) {
+template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
+MXCONFORM_AVX2 void Avx2Chunks::chunk(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes,
+                                   std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out) {
+  constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
   using Format = typename ElementFormat<kElement>::Type;
   using Lane16 = LaneNarrow16<kInput, Format>;
   constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
   const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
-  std::uint8_t* out_row = t.data + (g * kBlockRows * t.free + col) / (kFp4 ? 2 : 1);
 
   // Steps 1-2: maxima of magnitude bits over the 8 rows, then over each block's 4 columns.
   // Float16 also tracks the smallest magnitude: a chunk without zeros and subnormal inputs takes
@@ -469,7 +470,7 @@ MXCONFORM_AVX2 inline void quantize_chunk(const Tensor& t, const LaneNarrow16<kI
   #pragma GCC unroll 8
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const std::uint16_t* row = base + r * t.free;
-    if (kStream) {  // the input streams from memory too; at smaller sizes prefetching is pure cost
+    if (kPrefetch) {
       #pragma GCC unroll 8
       for (int line = 0; line < (kVectors + 1) / 2; ++line) {
         _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchElements + 2 * kVectorCols * line), _MM_HINT_T0);
@@ -511,59 +512,35 @@ MXCONFORM_AVX2 inline void quantize_chunk(const Tensor& t, const LaneNarrow16<kI
   }
   if constexpr (kFp4) {
     if (special) {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out_row, e8m0);
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, e8m0);
     } else if (clean) {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out_row, e8m0);
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, e8m0);
     } else {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out_row, e8m0);
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, e8m0);
     }
   } else {
     if (special) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out_row, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, e8m0);
     } else if (clean) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out_row, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, e8m0);
     } else {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out_row, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, e8m0);
     }
   }
 }
 
-
-template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
-MXCONFORM_AVX2 void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
-  const int bias = emax_bias(config);
-  const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type> lanes;
-  const std::size_t groups = config.partitions / kBlockRows;
-  const std::size_t wide_cols = t.free - t.free % kWideChunkCols;
-  const bool narrow_chunk = t.free - wide_cols >= kNarrowChunkCols;
-  const std::size_t vector_cols = wide_cols + (narrow_chunk ? kNarrowChunkCols : 0);
-  for (std::size_t g = 0; g < groups; ++g) {
-    const std::size_t row = scale_row(config, g);
-    for (std::size_t col = 0; col < wide_cols; col += kWideChunkCols) {
-      quantize_chunk<kInput, kElement, kHighParity, kStream, kWideVectors>(t, lanes, g, col, row, bias);
-    }
-    if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kStream, kNarrowVectors>(t, lanes, g, wide_cols, row, bias);
-    if (vector_cols < t.free) simd::quantize_tail(config, t, g, vector_cols, row);
-  }
-  if (kStream) _mm_sfence();
+// The entry point: its target attribute and `flatten` bring the shared loop and the chunks into
+// one function.
+template <InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores>
+MXCONFORM_AVX2_FLATTEN void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
+  simd::quantize_tensor<Avx2Chunks, LaneNarrow16, kWideChunkCols, kNarrowChunkCols, kInput, kElement, kHighParity, kStores>(config, t);
 }
-
 
 // The kernel instantiations, for simd::select_kernel.
 struct Avx2Kernels {
-  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
-  static constexpr simd::TensorKernel kernel = quantize_tensor<kInput, kElement, kHighParity, kStream>;
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores>
+  static constexpr simd::TensorKernel kernel = quantize_tensor<kInput, kElement, kHighParity, kStores>;
 };
-
-// Non-temporal stores pay off once the output no longer fits in the caches, and need every row's
-// chunk stores aligned (32 bytes; an FP4 narrow chunk stores 16 at a 32-byte boundary).
-bool streaming_stores_pay_off(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
-  constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
-  constexpr std::size_t alignment = 32;
-  const std::size_t row_bytes = is_fp4(config.output) ? config.free / 2 : config.free;
-  return data_bytes >= kStreamingThreshold && reinterpret_cast<std::uintptr_t>(data) % alignment == 0 &&
-         row_bytes % alignment == 0;
-}
 
 
 // The lane remap of step 6 on stride-0 packed bytes: each window of `stride` bytes reversed.
@@ -592,7 +569,6 @@ struct Avx2Kernel {
     needed.avx2 = needed.f16c = needed.fma = needed.bmi2 = true;
     return needed;
   }
-  static constexpr auto& use_streaming_stores = streaming_stores_pay_off;
   static constexpr auto& reverse_windows = reverse_windows_avx2;
 };
 

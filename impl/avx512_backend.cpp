@@ -32,17 +32,24 @@
 #include "fp4_pack.h"
 #include "mxconform/scale_layout.h"
 #include "scalar_backend.h"
+#include "chunk_loop.h"
+#include "simd_stores.h"
 #include "simd_tensor.h"
 
 #define MXCONFORM_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 // The row and chunk helpers hold 16 magnitude vectors across calls: forced inline, so that they
 // stay in registers.
 #define MXCONFORM_AVX512_INLINE __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline
+// A kernel's entry point: `flatten` inlines the shared loop (simd::quantize_tensor), which has no
+// target attribute of its own, and the chunks it calls.
+#define MXCONFORM_AVX512_FLATTEN __attribute__((target("avx512f,avx512bw,avx512vl"), flatten))
 
 namespace mxconform::impl {
 namespace {
 
+using simd::ChunkOutput;
 using simd::ChunkPath;
+using simd::DataStores;
 using simd::ElementFormat;
 using simd::InputLayout;
 using simd::lane16;
@@ -135,29 +142,43 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
   // The magnitude bits of 32 inputs.
   MXCONFORM_AVX512_INLINE __m512i magnitude(__m512i v) const { return _mm512_and_si512(v, magnitude_mask_); }
 
+  // The FP8 subnormal band is tested on the rounded sum r = t + kHalfLessOne + lsb rather than on
+  // t, so that t is dead once r exists and the masked add needs no copy of it: t in [K, 2^mi) gives
+  // (r - kWindowStart) mod 2^16 in [0, kWindowWidth], so a window one wider flags every band lane.
+  // It also flags lanes with t = K - 1 (y below half the smallest subnormal: 0, which
+  // with_subnormal_band gives too) and t = 2^mi (normal: with_subnormal_band leaves it).
+  static constexpr int kRoundedWindowWidth = L::kWindowWidth + 1;
+  static_assert(kRoundedWindowWidth < (1 << 16));
+
   // Codes of 32 inputs with magnitude bits `magnitude`, whose lanes' D + L::kHalfLessOne are
   // `rebiased`, sign left out: FP4 codes in [0, 7]; FP8 codes still to be clamped to [0, max
-  // code]. Lanes the formula cannot decide lower `flags` below L::kWindowWidth (FP8 subnormal band)
-  // and `input_flags` below L::kNormal - 1 (general path: a subnormal input).
+  // code]. FP8: `window` gets each lane's distance into the subnormal band window (below
+  // kRoundedWindowWidth: the formula cannot decide the lane). General path: `input_window` gets
+  // magnitude - 1 (below L::kNormal - 1: a subnormal input).
   template <bool kGeneral>
-  MXCONFORM_AVX512_INLINE __m512i codes(__m512i magnitude, __m512i rebiased, __m512i& flags, __m512i& input_flags) const {
-    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
+  MXCONFORM_AVX512_INLINE __m512i codes(__m512i magnitude, __m512i rebiased, __m512i& window, __m512i& input_window) const {
     // Ties to even: the lsb of the kept bits is bit L::kShift of a (D's low mi bits are zero).
     const __mmask32 odd = _mm512_test_epi16_mask(magnitude, _mm512_set1_epi16(lane16(1 << L::kShift)));
-    __m512i code = _mm512_srai_epi16(_mm512_mask_add_epi16(t, odd, t, one_), L::kShift);
+    // r = t + L::kHalfLessOne + lsb, written as (a + rebiased) with (a + rebiased + 1) merged in
+    // under the mask: the merge source is read once, so GCC writes r over it instead of copying
+    // it first (rebiased + 1 is the same for the chunk's 8 rows and computed once).
+    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
+    const __m512i rounded = _mm512_mask_add_epi16(t, odd, magnitude, _mm512_add_epi16(rebiased, one_));
+    __m512i code = _mm512_srai_epi16(rounded, L::kShift);
     if (L::kFp4) {
       // The subnormal band (LaneNarrow16::codes): lanes with y <= 0.25 give 0 (the formula is
-      // negative there), y > 0.25 at least code 1, y >= 0.75 at least code 2.
-      const __mmask32 above_quarter = _mm512_cmpgt_epi16_mask(t, above_quarter_);
-      const __mmask32 half_up = _mm512_cmpgt_epi16_mask(t, half_up_);
+      // negative there), y > 0.25 at least code 1, y >= 0.75 at least code 2. Both bounds read
+      // the same on r as on t: the lsb is 0 at t = -2^mi and at t = 2^mi / 2 - 1.
+      const __mmask32 above_quarter = _mm512_cmpgt_epi16_mask(rounded, above_quarter_);
+      const __mmask32 half_up = _mm512_cmpgt_epi16_mask(rounded, half_up_);
       code = _mm512_maskz_max_epi16(above_quarter, _mm512_min_epi16(code, max_code_), one_);
       code = _mm512_mask_max_epi16(code, half_up, code, two_);
     } else {
-      flags = _mm512_min_epu16(flags, _mm512_sub_epi16(t, window_start_));
+      window = _mm512_sub_epi16(rounded, window_start_);
     }
     if (kGeneral) {
       code = _mm512_min_epi16(code, magnitude);  // zeros: 0; every normal input exceeds every code
-      input_flags = _mm512_min_epu16(input_flags, _mm512_sub_epi16(magnitude, one_));
+      input_window = _mm512_sub_epi16(magnitude, one_);
     }
     return code;
   }
@@ -175,15 +196,17 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
     return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), merged);
   }
 
-  // True when a row's `flags` name a lane in the FP8 subnormal band.
-  MXCONFORM_AVX512_INLINE static bool in_subnormal_band(__m512i flags) {
+  // True when a row's `windows` (from codes()) name a lane in the FP8 subnormal band.
+  template <int kVectors>
+  MXCONFORM_AVX512_INLINE static bool in_subnormal_band(const __m512i (&windows)[kVectors]) {
     if (L::kFp4) return false;
-    return _mm512_cmplt_epu16_mask(flags, _mm512_set1_epi16(lane16(L::kWindowWidth))) != 0;
+    return _mm512_cmplt_epu16_mask(lowest(windows), _mm512_set1_epi16(lane16(kRoundedWindowWidth))) != 0;
   }
 
-  // True when a row's `input_flags` name a subnormal input (general path only).
-  MXCONFORM_AVX512_INLINE static bool has_subnormal_input(__m512i input_flags) {
-    return _mm512_cmplt_epu16_mask(input_flags, _mm512_set1_epi16(lane16(L::kNormal - 1))) != 0;
+  // True when a row's `input_windows` (general path) name a subnormal input.
+  template <int kVectors>
+  MXCONFORM_AVX512_INLINE static bool has_subnormal_input(const __m512i (&input_windows)[kVectors]) {
+    return _mm512_cmplt_epu16_mask(lowest(input_windows), _mm512_set1_epi16(lane16(L::kNormal - 1))) != 0;
   }
 
   // FP8: `code` with the lanes below the element's normal band recomputed in the fixed subnormal
@@ -193,7 +216,9 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
     static_assert(!L::kFp4, "FP4 decides its subnormal band in codes()");
     constexpr int kSignificandShift = L::kInputMantissa + 1;
     constexpr int kIndexOffset = Format::kMantissaBits + 2;  // table index E + m + 2
-    const __m512i t = _mm512_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
+    // t afresh (opaque: were it shared with codes()'s t, that t would stay live across the row and
+    // every row's rounding would copy it).
+    const __m512i t = _mm512_add_epi16(magnitude, opaque(rebiased));  // t + L::kHalfLessOne
     const __m512i scales = _mm512_broadcast_i32x4(
         _mm_setr_epi8(0, 0, 1 << 0, 1 << 1, 1 << 2, Format::kMantissaBits >= 3 ? 1 << 3 : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
     const __m512i index = _mm512_max_epi16(
@@ -212,6 +237,12 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
   }
 
  private:
+  template <int kVectors>
+  MXCONFORM_AVX512_INLINE static __m512i lowest(const __m512i (&lanes)[kVectors]) {
+    static_assert(kVectors == 1 || kVectors == 2);
+    return kVectors == 1 ? lanes[0] : _mm512_min_epu16(lanes[0], lanes[kVectors - 1]);
+  }
+
   __m512i magnitude_mask_;
   __m512i one_;
   __m512i two_;
@@ -221,6 +252,14 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
   __m512i half_up_;        // FP4: t + L::kHalfLessOne above this is y >= 0.75
   __m512i max_code_bytes_;
   __m512i sign_bytes_;
+};
+
+// simd::quantize_tensor's `Chunks` (chunk_loop.h): chunk() writes a chunk's data bytes to `out`
+// (defined below).
+struct Avx512Chunks {
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
+  static void chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes, std::size_t g,
+                    std::size_t col, std::size_t scale_row, int bias, ChunkOutput out);
 };
 
 // 32 input elements as two fp32 vectors: `lo` holds columns 8L..8L+3 in 128-bit lane L, `hi`
@@ -291,23 +330,7 @@ MXCONFORM_AVX512_INLINE void store_bytes(void* to, __m512i bytes) {
   }
 }
 
-template <bool kStream>
-MXCONFORM_AVX512_INLINE void store_bytes(void* to, __m256i bytes) {
-  if (kStream) {
-    _mm256_stream_si256(static_cast<__m256i*>(to), bytes);
-  } else {
-    _mm256_storeu_si256(static_cast<__m256i*>(to), bytes);
-  }
-}
-
-template <bool kStream>
-MXCONFORM_AVX512_INLINE void store_bytes(void* to, __m128i bytes) {
-  if (kStream) {
-    _mm_stream_si128(static_cast<__m128i*>(to), bytes);
-  } else {
-    _mm_storeu_si128(static_cast<__m128i*>(to), bytes);
-  }
-}
+using simd::store_bytes;  // the 256- and 128-bit ones
 
 // FP8: one row of a chunk, 32 * kVectors codes and their inputs -> bytes.
 template <bool kClamp, bool kStream, int kVectors, class Lanes>
@@ -356,7 +379,7 @@ using ChunkMagnitudes = __m512i[kBlockRows][kVectors];
 // lane the 16-bit formula cannot decide is recomputed before it is stored.
 template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath>
 MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                             const std::uint16_t* row, std::uint8_t* out_row,
+                                             const std::uint16_t* row, ChunkOutput out,
                                              const ChunkMagnitudes<kVectors>& magnitudes, const __m512i (&e8m0)[kVectors]) {
   using Format = typename ElementFormat<kElement>::Type;
   using Lanes = LaneNarrow32<kInput, Format>;
@@ -365,8 +388,9 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
   __m512i rebiased[kVectors];
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; ++v) rebiased[v] = Lanes::rebias(e8m0[v]);
+  std::uint8_t* out_row = out.data;
   #pragma GCC unroll 8
-  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += t.free) {
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out.stride) {
     __m512i in[kVectors];
     __m512i codes[kVectors];
     if constexpr (kPath == ChunkPath::kSpecial) {
@@ -378,14 +402,16 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
       store_fp8_row<false, kStream>(lanes, in, codes, out_row);
       continue;
     }
-    __m512i flags = _mm512_set1_epi16(-1);
-    __m512i input_flags = _mm512_set1_epi16(-1);
+    __m512i windows[kVectors];
+    __m512i input_windows[kVectors];
     #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], flags, input_flags);
-    if (kGeneral && Lanes::has_subnormal_input(input_flags)) {
+    for (int v = 0; v < kVectors; ++v) {
+      codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], windows[v], input_windows[v]);
+    }
+    if (kGeneral && Lanes::has_subnormal_input(input_windows)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(magnitudes[r][v], e8m0[v], false, nan_code);
-    } else if (Lanes::in_subnormal_band(flags)) {
+    } else if (Lanes::in_subnormal_band(windows)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = Lanes::template with_subnormal_band<kGeneral>(magnitudes[r][v], rebiased[v], codes[v]);
     }
@@ -398,7 +424,7 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
 // Steps 4-6 for the 8 rows of a chunk, FP4 (its subnormal band is decided in the lanes).
 template <InputDtype kInput, int kHighParity, bool kStream, int kVectors, ChunkPath kPath>
 MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32<kInput, E2M1>& lanes, const std::uint16_t* row,
-                                             std::uint8_t* out_row, const ChunkMagnitudes<kVectors>& magnitudes,
+                                             ChunkOutput out, const ChunkMagnitudes<kVectors>& magnitudes,
                                              const __m512i (&e8m0)[kVectors]) {
   using Format = E2M1;
   using Lanes = LaneNarrow32<kInput, Format>;
@@ -407,8 +433,9 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
   __m512i rebiased[kVectors];
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; ++v) rebiased[v] = Lanes::rebias(e8m0[v]);
+  std::uint8_t* out_row = out.data;
   #pragma GCC unroll 8
-  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += t.free / 2) {
+  for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out.stride) {
     __m512i in[kVectors];
     __m512i codes[kVectors];
     #pragma GCC unroll 8
@@ -417,11 +444,13 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], true, nan_code);
     } else {
-      __m512i flags = _mm512_set1_epi16(-1);  // FP4 flags no lanes
-      __m512i input_flags = _mm512_set1_epi16(-1);
+      __m512i windows[kVectors];  // FP4 decides its band in the lanes: unused
+      __m512i input_windows[kVectors];
       #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], flags, input_flags);
-      if (kGeneral && Lanes::has_subnormal_input(input_flags)) {
+      for (int v = 0; v < kVectors; ++v) {
+        codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], windows[v], input_windows[v]);
+      }
+      if (kGeneral && Lanes::has_subnormal_input(input_windows)) {
         #pragma GCC unroll 8
         for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(magnitudes[r][v], e8m0[v], false, nan_code);
       }
@@ -432,14 +461,14 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
 
 // One chunk: partition group g, columns [col, col + 32 * kVectors): 8 * kVectors blocks.
 // Writes the data bytes and the blocks' E8M0 bytes.
-template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, int kVectors>
-MXCONFORM_AVX512_INLINE void quantize_chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                            std::size_t g, std::size_t col, std::size_t scale_row, int bias) {
+template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
+MXCONFORM_AVX512 void Avx512Chunks::chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
+                                   std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out) {
+  constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
   using Format = typename ElementFormat<kElement>::Type;
   using Lanes = LaneNarrow32<kInput, Format>;
   constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
   const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
-  std::uint8_t* out_row = t.data + (g * kBlockRows * t.free + col) / (kFp4 ? 2 : 1);
 
   // Steps 1-2: magnitudes (kept for the narrow), their maxima over the 8 rows, then over each
   // block's 4 columns. Float16 also tracks the smallest magnitude: a chunk without zeros and
@@ -453,7 +482,7 @@ MXCONFORM_AVX512_INLINE void quantize_chunk(const Tensor& t, const LaneNarrow32<
   #pragma GCC unroll 8
   for (std::size_t r = 0; r < kBlockRows; ++r) {
     const std::uint16_t* row = base + r * t.free;
-    if (kStream) {  // the input streams from memory too; at smaller sizes prefetching is pure cost
+    if (kPrefetch) {
       #pragma GCC unroll 8
       for (int line = 0; line < kVectors; ++line) {
         _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchElements + kCacheLineElements * line), _MM_HINT_T0);
@@ -490,62 +519,35 @@ MXCONFORM_AVX512_INLINE void quantize_chunk(const Tensor& t, const LaneNarrow32<
   if (kTrackSmallest && !clean) clean = _mm512_cmplt_epu16_mask(smallest, _mm512_set1_epi16(lane16(Lanes::kNormal))) == 0;
   if constexpr (kFp4) {
     if (special != 0) {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, magnitudes, e8m0);
     } else if (clean) {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, magnitudes, e8m0);
     } else {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, magnitudes, e8m0);
     }
   } else {
     if (special != 0) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, magnitudes, e8m0);
     } else if (clean) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, magnitudes, e8m0);
     } else {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out_row, magnitudes, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, magnitudes, e8m0);
     }
   }
 }
 
-
-template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
-MXCONFORM_AVX512 void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
-  const int bias = emax_bias(config);
-  const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type> lanes;
-  const std::size_t groups = config.partitions / kBlockRows;
-  const std::size_t wide_cols = t.free - t.free % kWideChunkCols;
-  const bool narrow_chunk = t.free - wide_cols >= kNarrowChunkCols;
-  const std::size_t vector_cols = wide_cols + (narrow_chunk ? kNarrowChunkCols : 0);
-  for (std::size_t g = 0; g < groups; ++g) {
-    const std::size_t row = scale_row(config, g);
-    for (std::size_t col = 0; col < wide_cols; col += kWideChunkCols) {
-      quantize_chunk<kInput, kElement, kHighParity, kStream, kWideVectors>(t, lanes, g, col, row, bias);
-    }
-    if (narrow_chunk) quantize_chunk<kInput, kElement, kHighParity, kStream, kNarrowVectors>(t, lanes, g, wide_cols, row, bias);
-    if (vector_cols < t.free) simd::quantize_tail(config, t, g, vector_cols, row);
-  }
-  if (kStream) _mm_sfence();
+// The entry point: its target attribute and `flatten` bring the shared loop and the chunks into
+// one function.
+template <InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores>
+MXCONFORM_AVX512_FLATTEN void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
+  simd::quantize_tensor<Avx512Chunks, LaneNarrow32, kWideChunkCols, kNarrowChunkCols, kInput, kElement, kHighParity, kStores>(config, t);
 }
-
 
 // The kernel instantiations, for simd::select_kernel.
 struct Avx512Kernels {
-  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream>
-  static constexpr simd::TensorKernel kernel = quantize_tensor<kInput, kElement, kHighParity, kStream>;
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores>
+  static constexpr simd::TensorKernel kernel = quantize_tensor<kInput, kElement, kHighParity, kStores>;
 };
-
-// Non-temporal stores pay off once the output no longer fits in the caches, and need every row's
-// chunk stores aligned: an FP8 row stores 64 bytes a chunk (32 for a narrow chunk at a 64-byte
-// boundary), an FP4 row 32 (16).
-bool streaming_stores_pay_off(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
-  constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
-  constexpr std::size_t kVectorBytes = 64;
-  const bool fp4 = is_fp4(config.output);
-  const std::size_t row_bytes = fp4 ? config.free / 2 : config.free;
-  const std::size_t row_alignment = fp4 ? kVectorBytes / 2 : kVectorBytes;
-  return data_bytes >= kStreamingThreshold && reinterpret_cast<std::uintptr_t>(data) % kVectorBytes == 0 &&
-         row_bytes % row_alignment == 0;
-}
 
 
 // The lane remap of step 6 on stride-0 packed bytes: each window of `stride` bytes reversed, 64
@@ -577,7 +579,6 @@ struct Avx512Kernel {
     needed.avx512bw = needed.avx512vl = true;
     return needed;
   }
-  static constexpr auto& use_streaming_stores = streaming_stores_pay_off;
   static constexpr auto& reverse_windows = reverse_windows_avx512;
 };
 

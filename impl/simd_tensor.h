@@ -3,13 +3,14 @@
 // element and input formats as types, the tensor they write, how a chunk's rows are narrowed, the
 // scalar tail, the NaN code and the one dispatch point from a configuration to a kernel
 // instantiation. No intrinsics: the chunk code stays in each kernel's file under its target
-// attribute.
+// attribute (the loop over chunks is chunk_loop.h, the stores both share simd_stores.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
 #include "block_kernel.h"
+#include "data_stores.h"
 #include "fp4_pack.h"
 #include "mxconform/formats.h"
 #include "mxconform/subject.h"
@@ -119,34 +120,51 @@ inline int nan_code(const QuantizeConfig& config) {
   return has_nan_code ? static_cast<int>(f.nan_code) : 0;
 }
 
+// Where a chunk writes its data bytes: its first row and the distance to the next row.
+struct ChunkOutput {
+  std::uint8_t* data;
+  std::size_t stride;
+};
+
 using TensorKernel = void (*)(const QuantizeConfig&, const Tensor&);
 
-// The one dispatch point: the kernel instantiation for the dtypes, parity and store kind.
-// `Kernels::kernel<kInput, kElement, kHighParity, kStream>` names each.
-template <class Kernels, InputDtype kInput, bool kStream>
+// The one dispatch point: the kernel instantiation for the dtypes, parity and data stores.
+// `Kernels::kernel<kInput, kElement, kHighParity, kStores>` names each.
+// choose_data_stores streams FP8 rows straight and FP4 rows through lines, never the other way:
+// the two streaming kinds share one instantiation per element family.
+template <class Kernels, InputDtype kInput, DataStores kStores>
 TensorKernel select_for(const QuantizeConfig& config) {
+  constexpr DataStores kFp8 = kStores == DataStores::kStreamingLines ? DataStores::kStreaming : kStores;
+  constexpr DataStores kFp4 = kStores == DataStores::kStreaming ? DataStores::kStreamingLines : kStores;
   switch (info(config.output).element) {
-    case ElementKind::kFp8E4m3fn: return Kernels::template kernel<kInput, ElementKind::kFp8E4m3fn, 0, kStream>;
-    case ElementKind::kFp8E5m2: return Kernels::template kernel<kInput, ElementKind::kFp8E5m2, 0, kStream>;
+    case ElementKind::kFp8E4m3fn: return Kernels::template kernel<kInput, ElementKind::kFp8E4m3fn, 0, kFp8>;
+    case ElementKind::kFp8E5m2: return Kernels::template kernel<kInput, ElementKind::kFp8E5m2, 0, kFp8>;
     case ElementKind::kFp4E2m1:
-      return config.fp4_high_parity == 1 ? Kernels::template kernel<kInput, ElementKind::kFp4E2m1, 1, kStream>
-                                         : Kernels::template kernel<kInput, ElementKind::kFp4E2m1, 0, kStream>;
+      return config.fp4_high_parity == 1 ? Kernels::template kernel<kInput, ElementKind::kFp4E2m1, 1, kFp4>
+                                         : Kernels::template kernel<kInput, ElementKind::kFp4E2m1, 0, kFp4>;
+  }
+  return nullptr;
+}
+
+template <class Kernels, InputDtype kInput>
+TensorKernel select_stores(const QuantizeConfig& config, DataStores stores) {
+  switch (stores) {
+    case DataStores::kOrdinary: return select_for<Kernels, kInput, DataStores::kOrdinary>(config);
+    case DataStores::kStreaming: return select_for<Kernels, kInput, DataStores::kStreaming>(config);
+    case DataStores::kStreamingLines: return select_for<Kernels, kInput, DataStores::kStreamingLines>(config);
   }
   return nullptr;
 }
 
 template <class Kernels>
-TensorKernel select_kernel(const QuantizeConfig& config, bool stream) {
-  if (config.input == InputDtype::kBfloat16) {
-    return stream ? select_for<Kernels, InputDtype::kBfloat16, true>(config)
-                  : select_for<Kernels, InputDtype::kBfloat16, false>(config);
-  }
-  return stream ? select_for<Kernels, InputDtype::kFloat16, true>(config)
-                : select_for<Kernels, InputDtype::kFloat16, false>(config);
+TensorKernel select_kernel(const QuantizeConfig& config, DataStores stores) {
+  return config.input == InputDtype::kBfloat16 ? select_stores<Kernels, InputDtype::kBfloat16>(config, stores)
+                                               : select_stores<Kernels, InputDtype::kFloat16>(config, stores);
 }
 
 // A SIMD implementation as a subject: `Kernel` (one per kernel file) names it and gives its
-// kernel instantiations (`Kernels`), the store decision and the lane remap of packed bytes.
+// kernel instantiations (`Kernels`) and the lane remap of packed bytes; choose_data_stores
+// (data_stores.h) decides the stores for both.
 // Dequantize goes through the scalar implementation.
 template <class Kernel>
 class Backend final : public Subject {
@@ -159,7 +177,7 @@ class Backend final : public Subject {
                 std::uint8_t* scale) const override {
     const Geometry g = geometry(config);
     const Tensor t{input, data, scale, config.free, g.block_cols, nan_code(config)};
-    select_kernel<typename Kernel::Kernels>(config, Kernel::use_streaming_stores(config, data, g.data_bytes))(config, t);
+    select_kernel<typename Kernel::Kernels>(config, choose_data_stores(config, data, g.data_bytes))(config, t);
     if (is_fp4(config.output) && config.fp4_lane_stride > 1) {
       Kernel::reverse_windows(data, g.data_bytes, config.fp4_lane_stride);
     }

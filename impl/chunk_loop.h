@@ -1,0 +1,73 @@
+#pragma once
+// The per-tensor loop over chunks that both SIMD kernels run (simd_tensor.h has the rest they
+// share). No intrinsics of its own: the chunks are the kernels', the stores simd_stores.h's.
+#include <cstddef>
+#include <cstdint>
+
+#include "data_stores.h"
+#include "simd_stores.h"
+#include "simd_tensor.h"
+
+namespace mxconform::impl::simd {
+
+// The per-tensor loop both kernels run: for each group of kBlockRows rows, the row's wide chunks,
+// one narrow chunk for a remainder of at least kNarrowCols columns, the scalar tail for
+// the rest. `Lanes<kInput, Format>` are the kernel's lane constants, built once per tensor,
+// kWideCols and kNarrowCols the columns of its two chunk widths; `Chunks` (one per kernel file)
+// gives:
+//   chunk<kInput, kElement, kHighParity, kStream, kPrefetch, kWide>(t, lanes, g, col, scale_row,
+//                             bias, out)   one chunk: its data bytes to `out` (non-temporal with
+//                             kStream), its E8M0 bytes to t.scale; kPrefetch at streaming sizes;
+// With DataStores::kStreamingLines, two FP4 chunks write their half lines to an L1 buffer and
+// each row's line then leaves whole (data_stores.h says why). Runs inside a kernel's entry point
+// that carries its target attribute and `flatten`: that inlines this loop and the chunks into it.
+template <class Chunks, template <InputDtype, class> class Lanes, std::size_t kWideCols, std::size_t kNarrowCols,
+          InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores>
+inline void quantize_tensor(const QuantizeConfig& config, const Tensor& tensor) {
+  // A local copy: the chunks' byte stores could alias a Tensor reached through a reference, and
+  // the compiler would reload its fields after every store.
+  const Tensor t = tensor;
+  constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
+  constexpr bool kStreamRows = kStores == DataStores::kStreaming;
+  // The input streams from memory whenever the output does; at smaller sizes prefetching is
+  // pure cost.
+  constexpr bool kPrefetch = kStores != DataStores::kOrdinary;
+  constexpr std::size_t kElementsPerByte = kFp4 ? 2 : 1;
+  const int bias = emax_bias(config);
+  const Lanes<kInput, typename ElementFormat<kElement>::Type> lanes;
+  const std::size_t out_stride = t.free / kElementsPerByte;
+  const std::size_t groups = config.partitions / kBlockRows;
+  const std::size_t wide_cols = t.free - t.free % kWideCols;
+  const bool narrow_chunk = t.free - wide_cols >= kNarrowCols;
+  const std::size_t vector_cols = wide_cols + (narrow_chunk ? kNarrowCols : 0);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const std::size_t row = scale_row(config, g);
+    std::uint8_t* const out = t.data + g * kBlockRows * out_stride;
+    std::size_t col = 0;
+    if constexpr (kFp4 && kStores == DataStores::kStreamingLines) {
+      // Two wide chunks fill one line of each of their rows.
+      static_assert(kWideCols / kElementsPerByte * 2 == kCacheLineBytes);
+      constexpr std::size_t kHalfLine = kCacheLineBytes / 2;
+      alignas(kCacheLineBytes) std::uint8_t lines[kBlockRows * kCacheLineBytes];
+      for (; col + 2 * kWideCols <= wide_cols; col += 2 * kWideCols) {
+        Chunks::template chunk<kInput, kElement, kHighParity, false, kPrefetch, true>(
+            t, lanes, g, col, row, bias, ChunkOutput{lines, kCacheLineBytes});
+        Chunks::template chunk<kInput, kElement, kHighParity, false, kPrefetch, true>(
+            t, lanes, g, col + kWideCols, row, bias, ChunkOutput{lines + kHalfLine, kCacheLineBytes});
+        stream_lines(lines, kBlockRows, out + col / kElementsPerByte, out_stride);
+      }
+    }
+    for (; col < wide_cols; col += kWideCols) {
+      Chunks::template chunk<kInput, kElement, kHighParity, kStreamRows, kPrefetch, true>(
+          t, lanes, g, col, row, bias, ChunkOutput{out + col / kElementsPerByte, out_stride});
+    }
+    if (narrow_chunk) {
+      Chunks::template chunk<kInput, kElement, kHighParity, kStreamRows, kPrefetch, false>(
+          t, lanes, g, wide_cols, row, bias, ChunkOutput{out + wide_cols / kElementsPerByte, out_stride});
+    }
+    if (vector_cols < t.free) quantize_tail(config, t, g, vector_cols, row);
+  }
+  if constexpr (kStores != DataStores::kOrdinary) end_streaming();
+}
+
+}  // namespace mxconform::impl::simd

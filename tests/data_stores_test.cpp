@@ -1,0 +1,149 @@
+// The data-store decision of the SIMD kernels (impl/data_stores.h), and the streaming paths it
+// picks: at the threshold size, every SIMD built-in this CPU runs writes the oracle's bytes with
+// non-temporal row stores (FP8) and with FP4 rows gathered into whole lines. Expected bytes come
+// from oracle::quantize; the decisions are derived by hand from the 64-byte line.
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "data_stores.h"
+#include "mxconform/registry.h"
+#include "oracle.h"
+
+namespace mxconform::impl::simd {
+namespace {
+
+constexpr std::size_t kLine = 64;
+constexpr std::uint32_t kSeed = 20261203;
+
+struct FreeDeleter {
+  void operator()(std::uint8_t* p) const { std::free(p); }
+};
+using LineBuffer = std::unique_ptr<std::uint8_t[], FreeDeleter>;
+
+LineBuffer line_aligned(std::size_t bytes) {
+  return LineBuffer(static_cast<std::uint8_t*>(std::aligned_alloc(kLine, (bytes + kLine - 1) / kLine * kLine)));
+}
+
+QuantizeConfig config_of(OutputDtype output, std::size_t partitions, std::size_t free,
+                         InputDtype input = InputDtype::kBfloat16) {
+  QuantizeConfig config;
+  config.output = output;
+  config.input = input;
+  config.partitions = partitions;
+  config.free = free;
+  return config;
+}
+
+TEST(ChooseDataStores, SmallOutputsUseOrdinaryStores) {
+  const LineBuffer data = line_aligned(kLine);
+  const QuantizeConfig config = config_of(OutputDtype::kFloat8E4m3fn, 128, 1024);  // 128 KiB of data
+  EXPECT_EQ(choose_data_stores(config, data.get(), std::size_t{128} << 10), DataStores::kOrdinary);
+}
+
+TEST(ChooseDataStores, LargeFp8RowsOfWholeLinesStreamStraight) {
+  const LineBuffer data = line_aligned(kLine);
+  const QuantizeConfig config = config_of(OutputDtype::kFloat8E5m2, 512, 8192);  // rows of 128 lines
+  EXPECT_EQ(choose_data_stores(config, data.get(), std::size_t{4} << 20), DataStores::kStreaming);
+}
+
+TEST(ChooseDataStores, LargeFp4RowsGatherWholeLines) {
+  const LineBuffer data = line_aligned(kLine);
+  const QuantizeConfig config = config_of(OutputDtype::kFloat4E2m1fnX4, 1024, 8192);  // rows of 64 lines
+  EXPECT_EQ(choose_data_stores(config, data.get(), std::size_t{4} << 20), DataStores::kStreamingLines);
+}
+
+TEST(ChooseDataStores, OutputsOffTheLineGridUseOrdinaryStores) {
+  const LineBuffer data = line_aligned(2 * kLine);
+  // Data half a line off a line boundary.
+  EXPECT_EQ(choose_data_stores(config_of(OutputDtype::kFloat8E4m3fn, 512, 8192), data.get() + kLine / 2, std::size_t{4} << 20),
+            DataStores::kOrdinary);
+  // FP8 rows of 8160 bytes, FP4 rows of 4064 bytes: not whole lines.
+  EXPECT_EQ(choose_data_stores(config_of(OutputDtype::kFloat8E4m3fn, 512, 8160), data.get(), std::size_t{4} << 20),
+            DataStores::kOrdinary);
+  EXPECT_EQ(choose_data_stores(config_of(OutputDtype::kFloat4E2m1fnX4, 1024, 8128), data.get(), std::size_t{4} << 20),
+            DataStores::kOrdinary);
+}
+
+// The oracle's bytes for one configuration at the streaming threshold. Every partition group gets
+// the same input, so the oracle runs on one group (blocks are independent: docs/contract.md) and
+// its bytes are repeated into each group's rows and scale row; rows of the scale buffer that no
+// group names keep kSentinel.
+constexpr std::uint8_t kSentinel = 0xEE;
+
+struct StreamingCase {
+  QuantizeConfig config;
+  std::vector<std::uint16_t> input;
+  std::vector<std::uint8_t> expected_data;
+  std::vector<std::uint8_t> expected_scale;
+};
+
+StreamingCase streaming_case(InputDtype input, OutputDtype output) {
+  constexpr std::size_t kFree = 8192;
+  StreamingCase c;
+  // The smallest output at kStreamingThreshold with rows of whole lines: 4 MiB.
+  const std::size_t elements = kStreamingThreshold * (is_fp4(output) ? 2 : 1);
+  c.config = config_of(output, elements / kFree, kFree, input);
+  QuantizeConfig group = c.config;
+  group.partitions = kBlockRows;
+  // Random finite bit patterns (every binade, subnormals) with some exact zeros, so that chunks
+  // take the clean, general and FP8 band paths.
+  std::mt19937 random(kSeed);
+  const std::uint16_t exponent_mask = input == InputDtype::kBfloat16 ? 0x7F80 : 0x7C00;
+  const std::uint16_t top_exponent_bit = 0x4000;
+  std::vector<std::uint16_t> group_input(kBlockRows * kFree);
+  for (std::uint16_t& x : group_input) {
+    x = static_cast<std::uint16_t>(random());
+    if ((x & exponent_mask) == exponent_mask) x = static_cast<std::uint16_t>(x & ~top_exponent_bit);
+  }
+  for (std::size_t i = 0; i < group_input.size(); i += 997) group_input[i] = 0;
+  const Geometry group_geometry = geometry(group);
+  std::vector<std::uint8_t> group_data(group_geometry.data_bytes);
+  std::vector<std::uint8_t> group_scale(group_geometry.scale_bytes);
+  oracle::quantize(group, group_input.data(), group_data.data(), group_scale.data());
+
+  const Geometry g = geometry(c.config);
+  const std::size_t groups = c.config.partitions / kBlockRows;
+  c.expected_scale.assign(g.scale_bytes, kSentinel);
+  for (std::size_t each = 0; each < groups; ++each) {
+    c.input.insert(c.input.end(), group_input.begin(), group_input.end());
+    c.expected_data.insert(c.expected_data.end(), group_data.begin(), group_data.end());
+    std::copy(group_scale.begin(), group_scale.begin() + g.block_cols,
+              c.expected_scale.begin() + scale_row(c.config, each) * g.block_cols);
+  }
+  return c;
+}
+
+class StreamingStores : public testing::TestWithParam<std::tuple<InputDtype, OutputDtype>> {};
+
+TEST_P(StreamingStores, EverySimdBuiltInWritesTheOraclesBytes) {
+  const auto [input, output] = GetParam();
+  const StreamingCase c = streaming_case(input, output);
+  const Geometry g = geometry(c.config);
+  const LineBuffer data = line_aligned(g.data_bytes);
+  ASSERT_NE(choose_data_stores(c.config, data.get(), g.data_bytes), DataStores::kOrdinary);
+  for (const Subject* subject : built_in_subjects()) {
+    if (subject->is_reference() || subject->name() == "scalar" || !runnable_here(*subject)) continue;
+    std::vector<std::uint8_t> scale(g.scale_bytes, kSentinel);
+    subject->quantize(c.config, c.input.data(), data.get(), scale.data());
+    const auto data_end = data.get() + g.data_bytes;
+    const auto [actual_data, expected_data] = std::mismatch(data.get(), data_end, c.expected_data.begin());
+    EXPECT_EQ(actual_data, data_end) << subject->name() << ": first differing data byte at " << (actual_data - data.get())
+                                     << ": expected " << int{*expected_data} << ", actual " << int{*actual_data};
+    const auto [actual_scale, expected_scale] = std::mismatch(scale.begin(), scale.end(), c.expected_scale.begin());
+    EXPECT_EQ(actual_scale, scale.end()) << subject->name() << ": first differing scale byte at "
+                                         << (actual_scale - scale.begin());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AtTheThreshold, StreamingStores,
+                         testing::Values(std::tuple{InputDtype::kBfloat16, OutputDtype::kFloat4E2m1fnX4},
+                                         std::tuple{InputDtype::kFloat16, OutputDtype::kFloat4E2m1fnX4},
+                                         std::tuple{InputDtype::kBfloat16, OutputDtype::kFloat8E4m3fn}));
+
+}  // namespace
+}  // namespace mxconform::impl::simd
