@@ -35,8 +35,13 @@ bool drop_capabilities() {
 }
 
 // A 32-bit argument as the kernel reads it (pid_t, int, unsigned int): the upper half of the
-// register is ignored, so the rules compare only the lower one.
+// register is ignored, so a rule on one compares only the lower half (a plain comparison sees all
+// 64 bits, and a caller could set the upper ones to slip past it).
 scmp_datum_t as_u32(std::int64_t value) { return static_cast<scmp_datum_t>(static_cast<std::uint32_t>(value)); }
+constexpr scmp_datum_t kLowHalf = 0xFFFF'FFFF;
+scmp_arg_cmp low_half_is(unsigned argument, std::int64_t value) {
+  return scmp_arg_cmp{argument, SCMP_CMP_MASKED_EQ, kLowHalf, as_u32(value)};
+}
 
 // The rules both kinds share: no owner for signal-driven I/O (fcntl F_SETOWN, F_SETOWN_EX,
 // F_SETSIG; ioctl FIOSETOWN, SIOCSPGRP), which would let the kernel deliver any signal to the
@@ -44,13 +49,12 @@ scmp_datum_t as_u32(std::int64_t value) { return static_cast<scmp_datum_t>(stati
 int add_shared_rules(scmp_filter_ctx filter, std::uint32_t action) {
   int failed = 0;
   for (int command : {F_SETOWN, F_SETOWN_EX, F_SETSIG}) {
-    failed |= ::seccomp_rule_add(filter, action, SCMP_SYS(fcntl), 1, SCMP_A1_32(SCMP_CMP_EQ, as_u32(command)));
+    failed |= ::seccomp_rule_add(filter, action, SCMP_SYS(fcntl), 1, low_half_is(1, command));
   }
   for (unsigned long request : {static_cast<unsigned long>(FIOSETOWN), static_cast<unsigned long>(SIOCSPGRP),
                                 static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCSPGRP),
                                 static_cast<unsigned long>(TIOCLINUX)}) {
-    failed |= ::seccomp_rule_add(filter, action, SCMP_SYS(ioctl), 1,
-                                 SCMP_A1_32(SCMP_CMP_EQ, as_u32(static_cast<std::int64_t>(request))));
+    failed |= ::seccomp_rule_add(filter, action, SCMP_SYS(ioctl), 1, low_half_is(1, static_cast<std::int64_t>(request)));
   }
   // io_uring runs its operations outside this filter.
   failed |= ::seccomp_rule_add(filter, action, SCMP_SYS(io_uring_setup), 0);
@@ -58,10 +62,11 @@ int add_shared_rules(scmp_filter_ctx filter, std::uint32_t action) {
 }
 
 int add_worker_rules(scmp_filter_ctx filter, std::uint32_t action) {
+  // Any target but its own pid, all 64 bits compared: upper bits set are refused too.
   const scmp_datum_t self = as_u32(::getpid());
   int failed = 0;
   for (int call : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)}) {
-    failed |= ::seccomp_rule_add(filter, action, call, 1, SCMP_A0_32(SCMP_CMP_NE, self));
+    failed |= ::seccomp_rule_add(filter, action, call, 1, SCMP_A0_64(SCMP_CMP_NE, self));
   }
   for (int call : {SCMP_SYS(tkill), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd),
                    SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(setsid),
@@ -77,12 +82,12 @@ int add_command_rules(scmp_filter_ctx filter, std::uint32_t action, pid_t harnes
   const pid_t harness_group = ::getpgid(harness);
   int failed = 0;
   for (std::int64_t target : {std::int64_t{harness}, -std::int64_t{harness_group}, std::int64_t{-1}}) {
-    failed |= ::seccomp_rule_add(filter, action, SCMP_SYS(kill), 1, SCMP_A0_32(SCMP_CMP_EQ, as_u32(target)));
+    failed |= ::seccomp_rule_add(filter, action, SCMP_SYS(kill), 1, low_half_is(0, target));
   }
-  for (int call : {SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo), SCMP_SYS(pidfd_open)}) {
-    failed |= ::seccomp_rule_add(filter, action, call, 1, SCMP_A0_32(SCMP_CMP_EQ, as_u32(harness)));
+  for (int call : {SCMP_SYS(tgkill), SCMP_SYS(tkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo),
+                   SCMP_SYS(pidfd_open)}) {
+    failed |= ::seccomp_rule_add(filter, action, call, 1, low_half_is(0, harness));
   }
-  failed |= ::seccomp_rule_add(filter, action, SCMP_SYS(tkill), 1, SCMP_A0_32(SCMP_CMP_EQ, as_u32(harness)));
   for (int call : {SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd)}) {
     failed |= ::seccomp_rule_add(filter, action, call, 0);
   }

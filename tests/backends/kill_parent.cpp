@@ -5,9 +5,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <string>
-
 #include "scalar_adapter.h"
 
 namespace {
@@ -16,19 +13,11 @@ using mxconform::test_backends::QuantizeCall;
 const mxc_backend_info kInfo = mxconform::test_backends::scalar_info(
     "kill_parent", "first call: kill(getppid(), SIGTERM), then quantizes correctly");
 
-bool is_mxconform(pid_t pid) {
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  std::getline(comm, name);
-  return name.rfind("mxconform", 0) == 0;
-}
-
 int quantize(const QuantizeCall& call) {
   static bool signalled = false;
-  const pid_t parent = ::getppid();
-  if (!signalled && parent > 1 && is_mxconform(parent)) {
+  if (!signalled && mxconform::test_backends::parent_is_mxconform()) {
     signalled = true;
-    ::kill(parent, SIGTERM);
+    ::kill(::getppid(), SIGTERM);
   }
   return mxconform::test_backends::quantize_with_scalar(call);
 }

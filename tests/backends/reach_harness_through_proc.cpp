@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "scalar_adapter.h"
@@ -18,17 +17,9 @@ using mxconform::test_backends::QuantizeCall;
 const mxc_backend_info kInfo = mxconform::test_backends::scalar_info(
     "reach_harness_through_proc", "opens /proc/<mxconform>/mem and /proc/<mxconform>/fd/1 when it can");
 
-bool is_mxconform(pid_t pid) {
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  std::getline(comm, name);
-  return name.rfind("mxconform", 0) == 0;
-}
-
 int quantize(const QuantizeCall& call) {
-  const pid_t parent = ::getppid();
-  if (parent > 1 && is_mxconform(parent)) {
-    const std::string proc = "/proc/" + std::to_string(parent);
+  if (mxconform::test_backends::parent_is_mxconform()) {
+    const std::string proc = "/proc/" + std::to_string(::getppid());
     const int memory = ::open((proc + "/mem").c_str(), O_RDWR | O_CLOEXEC);
     const int output = ::open((proc + "/fd/1").c_str(), O_WRONLY | O_CLOEXEC);
     if (output >= 0) {

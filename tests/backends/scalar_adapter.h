@@ -46,6 +46,10 @@ int quantize_with_scalar(const QuantizeCall& call);
 // The address may lie outside every buffer (that is the point of the test backends that use it).
 void change_byte(volatile void* address);
 
+// Whether this process's parent is an mxconform process (/proc/<ppid>/comm): the hostile test
+// backends attack their parent only then, never a shell or a test runner that loaded them.
+bool parent_is_mxconform();
+
 // Dies of SIGSEGV: a write through a null pointer the compiler cannot see is null.
 [[noreturn]] void null_write();
 

@@ -6,9 +6,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <string>
-
 #include "scalar_adapter.h"
 
 namespace {
@@ -17,17 +14,10 @@ using mxconform::test_backends::QuantizeCall;
 const mxc_backend_info kInfo = mxconform::test_backends::scalar_info(
     "signal_through_pipe_owner", "first call: F_SETOWN mxconform, F_SETSIG SIGKILL, O_ASYNC on fds 3 and 4");
 
-bool is_mxconform(pid_t pid) {
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  std::getline(comm, name);
-  return name.rfind("mxconform", 0) == 0;
-}
-
 int quantize(const QuantizeCall& call) {
   static bool armed = false;
-  const pid_t parent = ::getppid();
-  if (!armed && parent > 1 && is_mxconform(parent)) {
+  if (!armed && mxconform::test_backends::parent_is_mxconform()) {
+    const pid_t parent = ::getppid();
     armed = true;
     for (int fd : {3, 4}) {
       ::fcntl(fd, F_SETOWN, parent);
