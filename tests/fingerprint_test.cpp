@@ -104,6 +104,7 @@ TEST(Fingerprint, ABugTheDecidingCasesMissIsNoKnownProfile) {
       MXCONFORM_TEST_BACKEND_LARGE_P_BUG,           // P >= 64: a bit of every non-zero element
       MXCONFORM_TEST_BACKEND_UNNAMED_ROW_PAST_128,  // P >= 136: writes an unnamed scale row
       MXCONFORM_TEST_BACKEND_ONE_SCALE_VALUE_BUG,   // E8M0 201 where 200 is right
+      MXCONFORM_TEST_BACKEND_ZERO_NAN_BLOCK_BUG,    // a block of zeros and one NaN gets scale 0x02
   };
   for (const char* backend : planted) {
     const Fingerprint fingerprint = of(backend);
