@@ -99,4 +99,18 @@ CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_
   return grade;
 }
 
+std::string comparison_text(const Comparison& comparison) {
+  std::string text;
+  if (comparison.first_scale()) {
+    text += std::to_string(comparison.scale_differences) + " scale byte(s) differ, first " +
+            comparison.first_scale()->to_string();
+  }
+  if (comparison.first_scale() && comparison.first_data()) text += "; ";
+  if (comparison.first_data()) {
+    text += std::to_string(comparison.data_differences) + " data byte(s) differ, first " +
+            comparison.first_data()->to_string();
+  }
+  return text;
+}
+
 }  // namespace mxconform::certify

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "isolated_backend.h"
+#include "mxconform/difference.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::certify {
@@ -32,5 +33,9 @@ bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t
 
 // "0x3F".
 std::string hex_byte(std::uint8_t value);
+
+// A wrong result's differences as certify and fingerprint report them: "N scale byte(s) differ,
+// first <Difference>; M data byte(s) differ, first <Difference>" (each part only when present).
+std::string comparison_text(const Comparison& comparison);
 
 }  // namespace mxconform::certify

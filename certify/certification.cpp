@@ -16,6 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "build_info.h"
+#include "call_grade.h"
 #include "campaign_cases.h"
 #include "class_cases.h"
 #include "command_backend.h"
@@ -175,20 +176,6 @@ class Runner {
   static std::string difference_text(const ShrunkCase& c) {
     if (!c.signature.comparison) return std::string(name(c.result.outcome)) + ": " + c.result.detail;
     return describe(c.config) + ": " + comparison_text(*c.signature.comparison);
-  }
-
-  static std::string comparison_text(const Comparison& comparison) {
-    std::string text;
-    if (comparison.first_scale()) {
-      text += std::to_string(comparison.scale_differences) + " scale byte(s) differ, first " +
-              comparison.first_scale()->to_string();
-    }
-    if (comparison.first_scale() && comparison.first_data()) text += "; ";
-    if (comparison.first_data()) {
-      text += std::to_string(comparison.data_differences) + " data byte(s) differ, first " +
-              comparison.first_data()->to_string();
-    }
-    return text;
   }
 
   static constexpr double kShrinkSeconds = 120;

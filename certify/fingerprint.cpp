@@ -8,6 +8,9 @@
 #include <sstream>
 
 #include "call_grade.h"
+#include "certification.h"
+#include "corpus_loader.h"
+#include "mxconform/difference.h"
 #include "element_syntax.h"
 #include "mxconform/safe_text.h"
 #include "oracle.h"
@@ -17,21 +20,37 @@ namespace {
 
 constexpr std::size_t kBlockElements = 32;
 
-std::vector<std::uint16_t> block_of(const std::vector<std::string>& values, const std::string& rest = "0") {
-  std::vector<std::uint16_t> input(kBlockElements, corpus::parse_element(rest, InputDtype::kBfloat16));
-  for (std::size_t i = 0; i < values.size(); ++i) input[i] = corpus::parse_element(values[i], InputDtype::kBfloat16);
+// 32 element values: `values`, then `rest`.
+std::vector<std::string> block_values(const std::vector<std::string>& values, const std::string& rest = "0") {
+  std::vector<std::string> block(kBlockElements, rest);
+  for (std::size_t i = 0; i < values.size(); ++i) block[i] = values[i];
+  return block;
+}
+
+std::vector<std::uint16_t> parse_block(const std::vector<std::string>& values, InputDtype dtype) {
+  std::vector<std::uint16_t> input;
+  for (const std::string& v : values) input.push_back(corpus::parse_element(v, dtype));
   return input;
+}
+
+DecidingCase deciding(std::string id, Axis axis, OutputDtype output, const std::vector<std::string>& values,
+                      std::size_t focus, const std::string& rest = "0", const std::vector<std::string>& e5m2 = {}) {
+  DecidingCase c{std::move(id), axis, output, {}, focus};
+  c.values = block_values(values, rest);
+  c.input = parse_block(c.values, InputDtype::kBfloat16);
+  if (!e5m2.empty()) c.e5m2_values = block_values(e5m2, rest);
+  return c;
 }
 
 // FP4 codes 0..15 scattered so that every lane stride and parity places them differently; the
 // block max 6 (code 7) gives scale 2^0 under every floor and RCEIL rule.
-std::vector<std::uint16_t> nibble_block() {
+std::vector<std::string> nibble_block() {
   const char* const kValueOfCode[] = {"0", "0.5", "1", "1.5", "2", "3", "4", "6",
                                       "-0", "-0.5", "-1", "-1.5", "-2", "-3", "-4", "-6"};
   constexpr std::size_t kCodes = 16;
   std::vector<std::string> values;
   for (std::size_t k = 0; k < kBlockElements; ++k) values.push_back(kValueOfCode[(k * 11 + (k / kCodes) * 5 + 3) % kCodes]);
-  return block_of(values);
+  return values;
 }
 
 // The bytes the oracle gives `knobs` (a known configuration) for one deciding block; false when
@@ -61,7 +80,7 @@ Enum declared_or_first(std::uint32_t mask, Enum preferred) {
 
 bool deciding_config(const QuantizeConfig& knobs, const DecidingCase& c, QuantizeConfig& config) {
   config = knobs;
-  config.input = InputDtype::kBfloat16;
+  config.input = c.input_dtype;
   config.output = c.output;
   const BlockExtent block = extent(config.block_shape);
   config.partitions = block.rows;
@@ -88,6 +107,101 @@ void for_each_deciding_case(const QuantizeConfig& call, const CaseVisitor& visit
     oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
     visit(out);
   }
+}
+
+namespace {
+
+constexpr std::uint32_t bit(OutputDtype dtype) { return 1u << static_cast<std::uint32_t>(dtype); }
+constexpr std::uint32_t bit(InputDtype dtype) { return 1u << static_cast<std::uint32_t>(dtype); }
+constexpr std::uint32_t kFp4Outputs = bit(OutputDtype::kFloat4E2m1fnX4);
+constexpr std::uint32_t kFp8Outputs = bit(OutputDtype::kFloat8E4m3fn) | bit(OutputDtype::kFloat8E5m2) |
+                                      bit(OutputDtype::kFloat8E4m3fnX4) | bit(OutputDtype::kFloat8E5m2X4);
+
+// `c` with output `output` and input `input`; false when a value is not exact in `input`.
+bool in_dtypes(const DecidingCase& c, OutputDtype output, InputDtype input, DecidingCase& out) {
+  out = c;
+  out.output = output;
+  out.input_dtype = input;
+  const bool e5m2 = info(output).element == ElementKind::kFp8E5m2;
+  if (e5m2 && !c.e5m2_values.empty()) out.values = c.e5m2_values;
+  try {
+    out.input = parse_block(out.values, input);
+  } catch (const Error&) {
+    return false;
+  }
+  if (input != c.input_dtype || output != c.output) out.id = c.id + "@" + std::string(name(input)) + ">" + std::string(name(output));
+  return true;
+}
+
+// The oracle's bytes of `c` under each known configuration (empty when it does not admit `c`).
+std::vector<std::vector<std::uint8_t>> bytes_per_configuration(const DecidingCase& c) {
+  static const std::vector<KnownConfiguration> known = known_configurations();
+  std::vector<std::vector<std::uint8_t>> out;
+  for (const KnownConfiguration& k : known) {
+    QuantizeConfig config;
+    std::vector<std::uint8_t> data, scale;
+    if (deciding_config(k.knobs, c, config)) {
+      oracle_bytes(config, c.input, data, scale);
+      data.insert(data.end(), scale.begin(), scale.end());
+      data.push_back(1);  // never empty when admitted
+    }
+    out.push_back(data);
+  }
+  return out;
+}
+
+// Every two configurations that admit both cases and that `original` tells apart, `variant`
+// tells apart too.
+bool still_decides(const DecidingCase& original, const DecidingCase& variant) {
+  const auto a = bytes_per_configuration(original);
+  const auto b = bytes_per_configuration(variant);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    for (std::size_t j = i + 1; j < a.size(); ++j) {
+      if (a[i].empty() || a[j].empty() || b[i].empty() || b[j].empty()) continue;
+      if (a[i] != a[j] && b[i] == b[j]) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool adapt_deciding_case(const DecidingCase& c, const Capabilities& declared, DecidingCase& adapted) {
+  const bool output_declared = (declared.output_dtypes & bit(c.output)) != 0;
+  const bool input_declared = (declared.input_dtypes & bit(c.input_dtype)) != 0;
+  if (output_declared && input_declared) {
+    adapted = c;
+    return true;
+  }
+  std::vector<InputDtype> inputs;
+  for (InputDtype in : {c.input_dtype, InputDtype::kBfloat16, InputDtype::kFloat16}) {
+    if ((declared.input_dtypes & bit(in)) != 0 && std::find(inputs.begin(), inputs.end(), in) == inputs.end()) {
+      inputs.push_back(in);
+    }
+  }
+  std::vector<OutputDtype> outputs;
+  const std::uint32_t kind = is_fp4(c.output) ? kFp4Outputs : kFp8Outputs;
+  if (output_declared) outputs.push_back(c.output);
+  for (const OutputDtypeInfo& o : output_dtypes()) {
+    if (o.id != c.output && (kind & bit(o.id)) != 0 && (declared.output_dtypes & bit(o.id)) != 0) outputs.push_back(o.id);
+  }
+  for (OutputDtype out : outputs) {
+    for (InputDtype in : inputs) {
+      DecidingCase variant;
+      if (in_dtypes(c, out, in, variant) && still_decides(c, variant)) {
+        adapted = variant;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::vector<Axis> not_applicable_axes(const Capabilities& declared) {
+  std::vector<Axis> axes;
+  if ((declared.output_dtypes & kFp4Outputs) == 0) axes.push_back(Axis::kNibbleOrder);
+  if ((declared.output_dtypes & kFp8Outputs) == 0) axes.push_back(Axis::kFp8NanPolicy);
+  return axes;
 }
 
 std::vector<KnownConfiguration> known_configurations() {
@@ -152,28 +266,117 @@ std::string axis_value(Axis axis, const QuantizeConfig& knobs) {
 }
 
 const std::vector<DecidingCase>& deciding_cases() {
+  // e5m2 (max 57344, 2 mantissa bits) has its own tie (1.125 under 256) and an amax past its
+  // largest finite value (61440) where e4m3 has 1.0625 and 480.
   static const std::vector<DecidingCase> kCases = {
-      {"zero-block.e4m3", Axis::kZeroBlock, OutputDtype::kFloat8E4m3fn, block_of({}), 0},
-      {"scale.small-field.e4m3", Axis::kScaleRule, OutputDtype::kFloat8E4m3fn, block_of({"0x1p-120", "0x1p-122"}), 0},
-      {"scale.amax-480.e4m3", Axis::kScaleRule, OutputDtype::kFloat8E4m3fn, block_of({"480", "240"}), 0},
-      {"scale.amax-7.fp4", Axis::kScaleRule, OutputDtype::kFloat4E2m1fnX4, block_of({"7", "3"}), 0},
-      {"scale.amax-5.fp4", Axis::kScaleRule, OutputDtype::kFloat4E2m1fnX4, block_of({"5", "3"}), 0},
-      {"emax.amax-4.e4m3", Axis::kEmaxMode, OutputDtype::kFloat8E4m3fn, block_of({"4", "1"}), 0},
-      {"specials.nan.e4m3", Axis::kSpecials, OutputDtype::kFloat8E4m3fn, block_of({"nan"}, "1"), 1},
-      {"specials.inf.e4m3", Axis::kSpecials, OutputDtype::kFloat8E4m3fn, block_of({"inf"}, "1"), 0},
-      {"fp8-nan.e4m3", Axis::kFp8NanPolicy, OutputDtype::kFloat8E4m3fn, block_of({"nan", "2"}), 0},
-      {"fp8.tie.1.0625", Axis::kElementTies, OutputDtype::kFloat8E4m3fn, block_of({"256", "1.0625"}), 1},
-      {"fp4.ties", Axis::kElementTies, OutputDtype::kFloat4E2m1fnX4,
-       block_of({"5", "0.25", "0.75", "1.25", "1.75", "2.5", "3.5", "4"}), 1},
-      {"fp4.nibbles", Axis::kNibbleOrder, OutputDtype::kFloat4E2m1fnX4, nibble_block(), 0},
+      deciding("zero-block.e4m3", Axis::kZeroBlock, OutputDtype::kFloat8E4m3fn, {}, 0),
+      deciding("scale.small-field.e4m3", Axis::kScaleRule, OutputDtype::kFloat8E4m3fn, {"0x1p-120", "0x1p-122"}, 0),
+      deciding("scale.amax-480.e4m3", Axis::kScaleRule, OutputDtype::kFloat8E4m3fn, {"480", "240"}, 0, "0",
+               {"61440", "30720"}),
+      deciding("scale.amax-7.fp4", Axis::kScaleRule, OutputDtype::kFloat4E2m1fnX4, {"7", "3"}, 0),
+      deciding("scale.amax-5.fp4", Axis::kScaleRule, OutputDtype::kFloat4E2m1fnX4, {"5", "3"}, 0),
+      deciding("emax.amax-4.e4m3", Axis::kEmaxMode, OutputDtype::kFloat8E4m3fn, {"4", "1"}, 0),
+      deciding("specials.nan.e4m3", Axis::kSpecials, OutputDtype::kFloat8E4m3fn, {"nan"}, 1, "1"),
+      deciding("specials.inf.e4m3", Axis::kSpecials, OutputDtype::kFloat8E4m3fn, {"inf"}, 0, "1"),
+      deciding("fp8-nan.e4m3", Axis::kFp8NanPolicy, OutputDtype::kFloat8E4m3fn, {"nan", "2"}, 0),
+      deciding("fp8.tie.1.0625", Axis::kElementTies, OutputDtype::kFloat8E4m3fn, {"256", "1.0625"}, 1, "0",
+               {"256", "1.125"}),
+      deciding("fp4.ties", Axis::kElementTies, OutputDtype::kFloat4E2m1fnX4,
+               {"5", "0.25", "0.75", "1.25", "1.75", "2.5", "3.5", "4"}, 1),
+      deciding("fp4.nibbles", Axis::kNibbleOrder, OutputDtype::kFloat4E2m1fnX4, nibble_block(), 0),
   };
   return kCases;
 }
 
-bool Fingerprint::decided() const {
-  const auto matches = std::count_if(scores.begin(), scores.end(), [](const ConfigurationScore& s) { return s.disagreeing.empty(); });
-  return matches == 1;
+std::vector<std::string> Fingerprint::matching_labels() const {
+  std::vector<std::string> labels;
+  for (const ConfigurationScore& s : scores) {
+    if (s.disagreeing.empty() && std::find(labels.begin(), labels.end(), s.label) == labels.end()) labels.push_back(s.label);
+  }
+  return labels;
 }
+
+bool Fingerprint::decided() const { return matching_labels().size() == 1 && confirmation_failed == 0; }
+
+namespace {
+
+// `label` with the value of each `key=` token replaced by "n/a".
+std::string without_knobs(std::string label, const std::vector<std::string>& keys) {
+  for (const std::string& key : keys) {
+    const std::size_t at = label.find(" " + key + "=");
+    if (at == std::string::npos) continue;
+    const std::size_t value = at + key.size() + 2;
+    const std::size_t end = label.find(' ', value);
+    label.replace(value, (end == std::string::npos ? label.size() : end) - value, "n/a");
+  }
+  return label;
+}
+
+constexpr std::size_t kConfirmationFailuresListed = 5;
+constexpr std::size_t kGeneratedPerConfiguration = 40;
+
+// The confirmation campaign of take_fingerprint against `matched`.
+void confirm(Fingerprint& fingerprint, const QuantizeConfig& matched, WorkerBackend& backend) {
+  fingerprint.confirmation_ran = true;
+  const QuantizeConfig& call = fingerprint.call;
+  // One case: expected under the matched knobs, called with the calls' knobs, on the same tensor.
+  const auto run_case = [&](const std::string& id, const QuantizeConfig& shape, const std::vector<std::uint16_t>& input) {
+    if (fingerprint.confirmation_cases >= kMaxConfirmationCases) return;
+    QuantizeConfig expected = shape, called = shape;
+    for (QuantizeConfig* c : {&expected, &called}) {
+      const QuantizeConfig& knobs = c == &expected ? matched : call;
+      c->profile = knobs.profile;
+      c->block_shape = knobs.block_shape;
+      c->emax_mode = knobs.emax_mode;
+      c->fp8_nan = knobs.fp8_nan;
+      c->scale_layout = call.scale_layout;
+      c->fp4_lane_stride = is_fp4(c->output) ? knobs.fp4_lane_stride : 0;
+      c->fp4_high_parity = is_fp4(c->output) ? knobs.fp4_high_parity : 1;
+    }
+    if (expected.block_shape != called.block_shape) return;
+    try {
+      validate(expected);
+      validate(called);
+    } catch (const Error&) {
+      return;
+    }
+    if (!backend.info().undeclared(called).empty()) return;
+    std::vector<std::uint8_t> data, scale;
+    oracle_bytes(expected, input, data, scale);
+    const CallResult result = backend.run(called, input, data, scale);
+    if (result.outcome == Outcome::kUnsupported) return;  // declined before the call
+    ++fingerprint.confirmation_cases;
+    if (!is_failure(result.outcome)) return;
+    ++fingerprint.confirmation_failed;
+    if (fingerprint.confirmation_failures.size() >= kConfirmationFailuresListed) return;
+    std::string difference = std::string(name(result.outcome)) + ": " + result.detail;
+    if (result.outcome == Outcome::kWrongResult) {
+      const Comparison comparison = compare(called, input, data, scale, result.data, result.scale);
+      if (!comparison.equal()) difference = comparison_text(comparison);
+    }
+    fingerprint.confirmation_failures.push_back({id, describe(called), difference});
+  };
+  // The corpus cases of the matched profile.
+  for (const corpus::CorpusCase& k : corpus::load_corpus({default_corpus_directory()})) {
+    if (k.config.profile != matched.profile) continue;
+    run_case("corpus:" + k.id, k.config, k.input);
+  }
+  // The first generated cases of each configuration (certify's at gate, seed 1).
+  for (const QuantizeConfig& config : campaign_configurations(matched, false)) {
+    std::size_t generated = 0;
+    const CaseVisitor visit = [&](const CampaignCase& c) {
+      if (generated++ >= kGeneratedPerConfiguration) return;
+      run_case(c.campaign + ":" + c.id, c.config, c.input);
+    };
+    if (matched.profile == ProfileId::kNeuron) {
+      for_each_property_case(config, Level::kGate, 1, visit);
+    } else {
+      for_each_profile_case(config, Level::kGate, 1, visit);
+    }
+  }
+}
+
+}  // namespace
 
 Fingerprint take_fingerprint(const std::string& backend_spec, const WorkerLimits& limits) {
   const std::unique_ptr<WorkerBackend> worker = make_worker_backend(backend_spec, limits);  // a plug-in, a built-in or a command
@@ -190,10 +393,26 @@ Fingerprint take_fingerprint(const std::string& backend_spec, const WorkerLimits
   call.fp8_nan = declared_or_first(declared.fp8_nan_policies & profile(call.profile).fp8_nan_policies, call.fp8_nan);
   call.scale_layout = declared_or_first(declared.scale_layouts & profile(call.profile).scale_layouts, call.scale_layout);
   call.fp4_high_parity = declared_or_first(declared.fp4_high_parities, 1);
-  // 2. Each deciding case on the subject.
-  for (const DecidingCase& c : deciding_cases()) {
+  // 2. Each deciding case on the subject, in the dtypes it declares.
+  fingerprint.not_applicable = not_applicable_axes(declared);
+  for (const DecidingCase& original : deciding_cases()) {
     CaseObservation seen;
-    seen.deciding = &c;
+    seen.deciding = &original;
+    DecidingCase adapted;
+    if (!adapt_deciding_case(original, declared, adapted)) {
+      seen.outcome = Outcome::kUnsupported;
+      const bool fp4 = is_fp4(original.output);
+      seen.detail = (declared.output_dtypes & (fp4 ? kFp4Outputs : kFp8Outputs)) == 0
+                        ? std::string("the subject declares no ") + (fp4 ? "FP4" : "FP8") + " output dtype"
+                        : "no dtype the subject declares keeps the case deciding";
+      fingerprint.cases.push_back(seen);
+      continue;
+    }
+    if (adapted.id != original.id) {
+      fingerprint.adapted.push_back(std::make_shared<const DecidingCase>(adapted));
+      seen.deciding = fingerprint.adapted.back().get();
+    }
+    const DecidingCase& c = *seen.deciding;
     QuantizeConfig config;
     if (!deciding_config(call, c, config)) {
       seen.outcome = Outcome::kUnsupported;
@@ -211,6 +430,14 @@ Fingerprint take_fingerprint(const std::string& backend_spec, const WorkerLimits
     fingerprint.cases.push_back(seen);
   }
   score(fingerprint);
+  // 3. One label left: confirm it on the profile's corpus cases and generated cases.
+  if (fingerprint.matching_labels().size() == 1) {
+    for (const ConfigurationScore& s : fingerprint.scores) {
+      if (!s.disagreeing.empty()) continue;
+      confirm(fingerprint, s.known->knobs, backend);
+      break;
+    }
+  }
   return fingerprint;
 }
 
@@ -219,7 +446,12 @@ void score(Fingerprint& fingerprint) {
   static const std::vector<KnownConfiguration> known = known_configurations();  // scores point into it
   fingerprint.scores.clear();
   for (const KnownConfiguration& k : known) {
-    ConfigurationScore score{&k, {}};
+    std::vector<std::string> keys;
+    for (Axis axis : fingerprint.not_applicable) {
+      if (axis == Axis::kNibbleOrder) keys.insert(keys.end(), {"lane_stride", "high_parity"});
+      if (axis == Axis::kFp8NanPolicy) keys.push_back("fp8_nan");
+    }
+    ConfigurationScore score{&k, without_knobs(k.label, keys), {}};
     for (CaseObservation& seen : fingerprint.cases) {
       if (not_run(seen.outcome)) continue;
       std::vector<std::uint8_t> data, scale;
@@ -284,11 +516,18 @@ std::string to_text(const Fingerprint& fingerprint) {
   out << "fingerprint of " << safe_text(fingerprint.backend) << "\n"
       << "calls: profile " << name(fingerprint.call.profile) << ", block " << name(fingerprint.call.block_shape)
       << ", emax_mode=" << name(fingerprint.call.emax_mode) << " fp8_nan=" << name(fingerprint.call.fp8_nan)
-      << " high_parity=" << fingerprint.call.fp4_high_parity << ", bfloat16 input, one block per case\n\n";
+      << " high_parity=" << fingerprint.call.fp4_high_parity << ", bfloat16 input"
+      << (fingerprint.adapted.empty() ? "" : " (a case id@input>output: in dtypes the subject declares)")
+      << ", one block per case\n\n";
   for (const CaseObservation& seen : fingerprint.cases) {
     const DecidingCase& c = *seen.deciding;
     std::string reading;
-    if (seen.outcome == Outcome::kUnsupported) {
+    const bool not_applicable = std::find(fingerprint.not_applicable.begin(), fingerprint.not_applicable.end(), c.axis) !=
+                                fingerprint.not_applicable.end();
+    if (seen.outcome == Outcome::kUnsupported && not_applicable) {
+      reading = std::string("not applicable (the subject declares no ") +
+                (c.axis == Axis::kNibbleOrder ? "FP4" : "FP8") + " output dtype)";
+    } else if (seen.outcome == Outcome::kUnsupported) {
       reading = "not run (" + safe_text(seen.detail) + ")";
     } else if (seen.outcome == Outcome::kMissingOutput) {
       reading = "not run (missing-output: " + safe_text(seen.detail) + ")";
@@ -307,15 +546,25 @@ std::string to_text(const Fingerprint& fingerprint) {
     out << "\n";
   }
   out << "\n";
-  std::vector<const ConfigurationScore*> matching;
-  for (const ConfigurationScore& s : fingerprint.scores) {
-    if (s.disagreeing.empty()) matching.push_back(&s);
-  }
-  if (matching.size() == 1) {
-    out << "matches every case: " << matching[0]->known->label << "\n";
+  const std::vector<std::string> matching = fingerprint.matching_labels();
+  if (matching.size() == 1 && fingerprint.confirmation_failed > 0) {
+    out << "no known profile: matches " << matching[0] << " on the deciding cases but differs on "
+        << fingerprint.confirmation_failed << " confirmation case(s) (of " << fingerprint.confirmation_cases
+        << " run: its profile's corpus cases and generated cases); the first:\n";
+    for (const ConfirmationFailure& f : fingerprint.confirmation_failures) {
+      out << "  " << safe_text(f.id) << " (" << f.configuration << "): " << safe_text(f.difference) << "\n";
+    }
+  } else if (matching.size() == 1) {
+    out << "matches every case: " << matching[0] << "\n";
+    if (fingerprint.confirmation_ran) {
+      out << "confirmed on " << fingerprint.confirmation_cases
+          << " confirmation case(s) (its profile's corpus cases and generated cases): no difference\n";
+    } else {
+      out << "not confirmed: a bundle holds only the deciding cases (export and grade certify the rest)\n";
+    }
   } else if (matching.size() > 1) {
     out << "ambiguous: " << matching.size() << " known configurations match every case:\n";
-    for (const ConfigurationScore* s : matching) out << "  " << s->known->label << "\n";
+    for (const std::string& label : matching) out << "  " << label << "\n";
   } else {
     out << "no known profile matches every case; nearest:\n";
     constexpr std::size_t kNearest = 3;
@@ -323,8 +572,13 @@ std::string to_text(const Fingerprint& fingerprint) {
       const ConfigurationScore& s = fingerprint.scores[i];
       std::string cases;
       for (const std::string& id : s.disagreeing) cases += (cases.empty() ? "" : ", ") + id;
-      out << "  " << s.known->label << " — disagrees on " << s.disagreeing.size() << ": " << cases << "\n";
+      out << "  " << s.label << " — disagrees on " << s.disagreeing.size() << ": " << cases << "\n";
     }
+  }
+  if (!fingerprint.not_applicable.empty()) {
+    out << "not applicable (no output dtype the subject declares shows them; n/a in the labels):";
+    for (Axis axis : fingerprint.not_applicable) out << " " << name(axis) << (axis == fingerprint.not_applicable.back() ? "" : ",");
+    out << "\n";
   }
   return out.str();
 }

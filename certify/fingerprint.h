@@ -2,9 +2,11 @@
 // `mxconform fingerprint`: which known contract a subject implements. A small fixed set of
 // single-block deciding cases (where the profiles and the Neuron knobs part), run once on the
 // subject in an isolated worker; each known configuration (a profile with its knob values) is
-// computed by the oracle on the same blocks, and the ones that match every case are named.
+// computed by the oracle on the same blocks, and the ones that match every case are named; one
+// that does is then confirmed on its profile's corpus cases and generated cases (take_fingerprint).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,13 +35,17 @@ struct DecidingCase {
   std::string id;             // "fp8.tie.1.0625"
   Axis axis;
   OutputDtype output;
-  std::vector<std::uint16_t> input;  // one block: 32 bfloat16 elements, row-major
+  std::vector<std::uint16_t> input;  // one block: 32 elements of input_dtype, row-major
   std::size_t focus;          // the data byte that shows the decision
+  InputDtype input_dtype = InputDtype::kBfloat16;
+  std::vector<std::string> values;   // the 32 elements as exact values (corpus element syntax)
+  std::vector<std::string> e5m2_values;  // the block for an e5m2 output where it differs (a tie or
+                                         // an amax that e5m2's range reads as e4m3's does that)
 };
 const std::vector<DecidingCase>& deciding_cases();
 
 // The call of one deciding case: `knobs` (a profile and its knob values) with the case's output
-// dtype, bfloat16 input and the shape of one block of knobs' block shape (FP8: stride 0, parity
+// and input dtypes and the shape of one block of knobs' block shape (FP8: stride 0, parity
 // 1). False when the profile or knobs do not admit that dtype: the case is not run.
 bool deciding_config(const QuantizeConfig& knobs, const DecidingCase& c, QuantizeConfig& config);
 
@@ -48,6 +54,17 @@ inline constexpr const char* kFingerprintCampaign = "fingerprint";
 // The deciding cases `call` admits, in order, as campaign cases: campaign kFingerprintCampaign,
 // id the deciding case's, the oracle's bytes under `call`.
 void for_each_deciding_case(const QuantizeConfig& call, const CaseVisitor& visit);
+
+// The deciding case `c` in the dtypes a subject declares (`declared`: its output and input dtype
+// masks): `c` itself when both are declared; else the same block in a declared input dtype that
+// holds every value exactly, and/or in another declared output dtype of the same kind (FP8 or
+// FP4, e5m2_values for e5m2), kept only when it still tells apart every two known
+// configurations `c` tells apart. False when no declared dtypes keep the case.
+bool adapt_deciding_case(const DecidingCase& c, const Capabilities& declared, DecidingCase& adapted);
+
+// The axes no call the subject can take shows (Axis::kNibbleOrder without an FP4 output,
+// Axis::kFp8NanPolicy without an FP8 output): "not applicable", not ambiguity.
+std::vector<Axis> not_applicable_axes(const Capabilities& declared);
 
 struct CaseObservation {
   const DecidingCase* deciding = nullptr;
@@ -59,7 +76,15 @@ struct CaseObservation {
 
 struct ConfigurationScore {
   const KnownConfiguration* known = nullptr;
+  std::string label;  // known->label with the knobs of not-applicable axes as "n/a"
   std::vector<std::string> disagreeing;  // ids of the cases where its bytes differ from the subject's
+};
+
+// A confirmation case on which the subject differs from the matched configuration's oracle.
+struct ConfirmationFailure {
+  std::string id;             // "corpus:<id>" or "properties:case-N" (raw: escaped when printed)
+  std::string configuration;  // describe() of the call
+  std::string difference;     // the first scale and data Difference, or the outcome and detail
 };
 
 struct Fingerprint {
@@ -67,7 +92,16 @@ struct Fingerprint {
   QuantizeConfig call;        // the profile and knobs every call was made with
   std::vector<CaseObservation> cases;
   std::vector<ConfigurationScore> scores;  // every known configuration, fewest disagreements first
-  // Exactly one known configuration matches every case the subject ran.
+  std::vector<Axis> not_applicable;        // axes nothing the subject declares can show
+  std::vector<std::shared_ptr<const DecidingCase>> adapted;  // deciding cases run in other dtypes
+  // The confirmation campaign (take_fingerprint): run when the deciding cases leave one label.
+  bool confirmation_ran = false;
+  std::size_t confirmation_cases = 0;     // run on the subject
+  std::size_t confirmation_failed = 0;    // of those, differing from the matched configuration
+  std::vector<ConfirmationFailure> confirmation_failures;  // the first few
+  // The labels of the known configurations that match every case the subject ran.
+  std::vector<std::string> matching_labels() const;
+  // Exactly one label matches every deciding case, and no confirmation case differs from it.
   bool decided() const;
 };
 
@@ -75,9 +109,17 @@ struct Fingerprint {
 // declined or without output count for none) and fills `readings`; fewest disagreements first.
 void score(Fingerprint& fingerprint);
 
+// At most this many confirmation cases run (the profile's corpus cases, then generated ones).
+inline constexpr std::size_t kMaxConfirmationCases = 400;
+
 // Runs the deciding cases on `backend` (a built-in name or a plug-in path). The calls use the
 // subject's declared profile (neuron when it declares it) and, for each knob, the default when
-// declared, else the first value it declares. Throws LoadError when the backend cannot be loaded.
+// declared, else the first value it declares; each case in the dtypes the subject declares
+// (adapt_deciding_case). When they leave one label, a confirmation campaign against that
+// configuration follows through the same worker: the corpus cases of its profile and the first
+// generated cases of each declared configuration (certify's property or profile campaign at
+// gate, seed 1), at most kMaxConfirmationCases, each called with the calls' knobs and graded
+// against the oracle under the matched knobs. Throws LoadError when the backend cannot be loaded.
 Fingerprint take_fingerprint(const std::string& backend, const WorkerLimits& limits);
 
 // The same from a bundle written by `fingerprint --export-bundle` (campaign kFingerprintCampaign)

@@ -1,8 +1,9 @@
 // mxconform fingerprint (certify/fingerprint.h) against plug-ins whose contract is known: the
 // profile plug-ins written from their definitions, the neuron scalar with EMAX mode x FP8 NaN
 // policy x parity fixed at build time, the nki golden declared as neuron, and a backend with an
-// unrelated bug; and a bundle of the deciding cases whose outputs a "device" wrote. Each run is 12
-// calls: well under a second.
+// unrelated bug, bugs no deciding case shows (the confirmation campaign's), plug-ins of a dtype
+// subset; and a bundle of the deciding cases whose outputs a "device" wrote. Each run is 12
+// deciding calls and, for a match, up to 400 confirmation calls: seconds to tens of seconds.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -42,6 +43,10 @@ TEST(Fingerprint, NamesEachProfileImplementation) {
     const Fingerprint fingerprint = of(backend);
     EXPECT_TRUE(fingerprint.decided()) << backend << "\n" << to_text(fingerprint);
     EXPECT_EQ(matching_label(fingerprint), label) << to_text(fingerprint);
+    // A correct implementation passes the confirmation campaign too.
+    EXPECT_TRUE(fingerprint.confirmation_ran) << backend;
+    EXPECT_GT(fingerprint.confirmation_cases, 0u) << backend << "\n" << to_text(fingerprint);
+    EXPECT_EQ(fingerprint.confirmation_failed, 0u) << backend << "\n" << to_text(fingerprint);
   }
 }
 
@@ -88,6 +93,78 @@ TEST(Fingerprint, AnUnrelatedBugIsNoKnownProfile) {
   EXPECT_NE(text.find("element ties: nearest, ties away from zero — case fp8.tie.1.0625: scale 0x7F, data[1] 0x39"),
             std::string::npos)
       << text;
+}
+
+// Bugs no single-block deciding case shows: the deciding cases match neuron, the confirmation
+// campaign (the neuron corpus and generated cases) finds the bug, and the verdict is no known
+// profile with the disagreeing cases. These plug-ins declare only bfloat16 -> float8_e4m3fn,
+// so the FP4 knobs are not applicable.
+TEST(Fingerprint, ABugTheDecidingCasesMissIsNoKnownProfile) {
+  const char* const planted[] = {
+      MXCONFORM_TEST_BACKEND_LARGE_P_BUG,           // P >= 64: a bit of every non-zero element
+      MXCONFORM_TEST_BACKEND_UNNAMED_ROW_PAST_128,  // P >= 136: writes an unnamed scale row
+      MXCONFORM_TEST_BACKEND_ONE_SCALE_VALUE_BUG,   // E8M0 201 where 200 is right
+      MXCONFORM_TEST_BACKEND_ZERO_NAN_BLOCK_BUG,    // a block of zeros and one NaN gets scale 0x02
+  };
+  for (const char* backend : planted) {
+    const Fingerprint fingerprint = of(backend);
+    const std::string text = to_text(fingerprint);
+    EXPECT_FALSE(fingerprint.decided()) << backend << "\n" << text;
+    ASSERT_EQ(fingerprint.matching_labels().size(), 1u) << backend << "\n" << text;
+    EXPECT_TRUE(fingerprint.confirmation_ran);
+    EXPECT_GT(fingerprint.confirmation_failed, 0u) << backend << "\n" << text;
+    ASSERT_FALSE(fingerprint.confirmation_failures.empty()) << backend;
+    EXPECT_LE(fingerprint.confirmation_failed, fingerprint.confirmation_cases);
+    EXPECT_NE(text.find("no known profile: matches "), std::string::npos) << text;
+    EXPECT_NE(text.find(" on the deciding cases but differs on "), std::string::npos) << text;
+    EXPECT_EQ(text.find("matches every case"), std::string::npos) << text;
+    EXPECT_FALSE(fingerprint.confirmation_failures.front().difference.empty());
+  }
+}
+
+// A correct neuron plug-in without FP4 outputs: named neuron with lane stride and parity not
+// applicable (not ambiguity), and confirmed.
+void expect_neuron_without_fp4(const Fingerprint& fingerprint) {
+  const std::string text = to_text(fingerprint);
+  EXPECT_TRUE(fingerprint.decided()) << text;
+  EXPECT_EQ(fingerprint.matching_labels(),
+            std::vector<std::string>{"neuron emax_mode=emax fp8_nan=canonical lane_stride=n/a high_parity=n/a"})
+      << text;
+  EXPECT_EQ(fingerprint.not_applicable, std::vector<Axis>{Axis::kNibbleOrder});
+  EXPECT_NE(text.find("FP4 nibble order: not applicable (the subject declares no FP4 output dtype)"), std::string::npos)
+      << text;
+  EXPECT_GT(fingerprint.confirmation_cases, 0u);
+  EXPECT_EQ(fingerprint.confirmation_failed, 0u) << text;
+}
+
+// The project's FP8-only plug-in (the correct scalar).
+TEST(Fingerprint, NamesAnFp8OnlyBackendWithTheFp4KnobsNotApplicable) {
+  expect_neuron_without_fp4(of(MXCONFORM_TEST_BACKEND_FP8_ONLY));
+}
+
+// float16 -> float8_e5m2 only: the deciding cases run in those dtypes where their point
+// survives (the small-field block has no float16 value; e5m2 has its own tie), and it is neuron.
+TEST(Fingerprint, NamesABackendOfOtherDtypesByCasesInItsDtypes) {
+  const Fingerprint fingerprint = of(MXCONFORM_TEST_BACKEND_FLOAT16_E5M2_ONLY);
+  expect_neuron_without_fp4(fingerprint);
+  EXPECT_NE(to_text(fingerprint).find("fp8.tie.1.0625@float16>float8_e5m2"), std::string::npos) << to_text(fingerprint);
+}
+
+// The adapted e5m2 tie: 1.125 under amax 256 is halfway between e5m2's 1 and 1.25 (by hand:
+// 2 mantissa bits, step 0.25 in [1, 2)); from bfloat16 it still parts ties to even from away.
+TEST(Fingerprint, AdaptsTheFp8TieToE5m2) {
+  Capabilities declared;
+  declared.input_dtypes = 1u << static_cast<std::uint32_t>(InputDtype::kBfloat16);
+  declared.output_dtypes = 1u << static_cast<std::uint32_t>(OutputDtype::kFloat8E5m2);
+  for (const DecidingCase& c : deciding_cases()) {
+    if (c.id != "fp8.tie.1.0625") continue;
+    DecidingCase adapted;
+    ASSERT_TRUE(adapt_deciding_case(c, declared, adapted));
+    EXPECT_EQ(adapted.output, OutputDtype::kFloat8E5m2);
+    EXPECT_EQ(adapted.input[1], 0x3F90);  // bfloat16 1.125
+  }
+  declared.output_dtypes = 1u << static_cast<std::uint32_t>(OutputDtype::kFloat4E2m1fnX4);
+  EXPECT_EQ(not_applicable_axes(declared), std::vector<Axis>{Axis::kFp8NanPolicy});
 }
 
 // fingerprint --export-bundle, then --bundle: a "device" that computes the nki golden (the oracle
