@@ -19,11 +19,15 @@ struct ExplainOptions {
   QuantizeConfig knobs;     // output dtype and knobs; shape and input dtype come from the file
   std::string block;        // "G,C"; corpus mode defaults to the first block the backend gets wrong, else 0,0
   std::string backend;      // optional subject shown beside the oracle
+  bool in_process = false;  // load a plug-in into mxconform itself (for gdb), not a worker
+  double timeout_seconds = 20;  // per call in a worker: longer is a hang (as certify's)
 };
 
 CLI::App* add_explain_command(CLI::App& app, ExplainOptions& options);
 
-// Prints the explanation to stdout; colour only on a terminal without NO_COLOR. Returns 0.
+// Prints the explanation to stdout; colour only on a terminal without NO_COLOR. Returns 0, or
+// kExitNegativeVerdict when the subject (in a worker) crashed, hung or failed otherwise on the case:
+// then the oracle's explanation and a line naming the outcome.
 // Throws Error for a missing case, a bad file, a block outside the tensor or an unusable backend.
 int run_explain(const ExplainOptions& options);
 

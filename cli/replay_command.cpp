@@ -10,6 +10,7 @@
 #include "case_replay.h"
 #include "corpus_loader.h"
 #include "exit_status.h"
+#include "isolated_subject.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
 #include "mxconform/open_subject.h"
@@ -23,9 +24,10 @@ namespace {
 using reports::Style;
 using reports::styled;
 
-// The subjects to replay against: those named (built-ins or plug-ins), else every built-in that
-// runs here.
-std::vector<std::shared_ptr<const Subject>> subjects(const std::vector<std::string>& wanted, bool colour) {
+// The subjects to replay against: those named (built-ins, or plug-ins and commands in a worker
+// unless --in-process), else every built-in that runs here.
+std::vector<std::shared_ptr<const Subject>> subjects(const ReplayOptions& options, bool colour) {
+  const std::vector<std::string>& wanted = options.backends;
   std::vector<std::shared_ptr<const Subject>> out;
   if (wanted.empty()) {
     for (const Subject* impl : built_in_subjects()) {
@@ -38,7 +40,11 @@ std::vector<std::shared_ptr<const Subject>> subjects(const std::vector<std::stri
     }
     return out;
   }
-  for (const std::string& name : wanted) out.push_back(open_subject(name));
+  certify::WorkerLimits limits;
+  limits.timeout_seconds = options.timeout_seconds;
+  for (const std::string& name : wanted) {
+    out.push_back(options.in_process ? open_subject(name) : certify::open_isolated_subject(name, limits));
+  }
   return out;
 }
 
@@ -80,13 +86,20 @@ CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options) {
       },
       "Differing bytes printed per buffer of a failed case (default 8)");
   command->add_flag("--failures-only", options.failures_only, "Print only failed and not-supported cases");
+  command->add_flag("--in-process", options.in_process,
+                    "Load a plug-in into mxconform itself (to debug it under gdb); by default plug-ins and commands run in "
+                    "an isolated worker, where a crash or hang is a failed case");
+  command->add_option_function<std::string>(
+      "--timeout",
+      [&options](const std::string& text) { options.timeout_seconds = parse_timeout_seconds("--timeout", text); },
+      "Per-call timeout in seconds of a subject in a worker before the case counts as a hang (default 20)");
   return command;
 }
 
 int run_replay(const ReplayOptions& options) {
   const bool colour = reports::colour_wanted(STDOUT_FILENO);
   const std::vector<corpus::CorpusCase> cases = corpus::load_corpus(options.paths);
-  const std::vector<std::shared_ptr<const Subject>> backends = subjects(options.backends, colour);
+  const std::vector<std::shared_ptr<const Subject>> backends = subjects(options, colour);
   if (backends.empty()) throw Error("no backend to replay against runs on this CPU");
 
   std::size_t id_width = 0;

@@ -14,6 +14,8 @@ struct ReplayOptions {
   std::vector<std::string> backends;  // empty: every implementation this CPU runs
   std::size_t max_differences = 8;    // differing bytes printed per buffer of a failed case
   bool failures_only = false;         // print PASS lines too unless set
+  bool in_process = false;            // load plug-ins into mxconform itself (for gdb), not a worker
+  double timeout_seconds = 20;        // per call in a worker: longer is a hang (as certify's)
 };
 
 // Adds the subcommand to `app`; the options are filled when it is parsed.
