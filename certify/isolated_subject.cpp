@@ -17,11 +17,7 @@ class IsolatedSubject final : public Subject {
       : spec_(spec), backend_(make_worker_backend(spec, limits)) {
     const BackendInfo& info = backend_->info();
     capabilities_ = info.capabilities;
-    description_ = info.description;
-    if (!info.name.empty()) {
-      description_ = info.name + (info.version.empty() ? "" : " " + info.version) +
-                     (description_.empty() ? "" : ": " + description_);
-    }
+    description_ = subject_description(info.name, info.version, info.description);
   }
 
   std::string_view name() const override { return spec_; }

@@ -10,7 +10,6 @@
 #include "block_explanation.h"
 #include "corpus_loader.h"
 #include "exit_status.h"
-#include "isolated_subject.h"
 #include "mxconform/error.h"
 #include "mxconform/tensor_files.h"
 #include "mxconform/registry.h"
@@ -39,10 +38,7 @@ std::pair<std::size_t, std::size_t> parse_block(const std::string& text) {
 std::shared_ptr<const Subject> explain_subject(const ExplainOptions& options, const QuantizeConfig& config) {
   const std::string& name = options.backend;
   if (name.empty()) return nullptr;
-  certify::WorkerLimits limits;
-  limits.timeout_seconds = options.timeout_seconds;
-  std::shared_ptr<const Subject> subject =
-      options.in_process ? open_subject(name) : certify::open_isolated_subject(name, limits);
+  std::shared_ptr<const Subject> subject = open_flagged_subject(name, options.isolation);
   const std::string reason = subject->unsupported_reason(config);
   if (!reason.empty()) throw Error("backend '" + name + "' does not support this configuration: " + reason);
   return subject;
@@ -97,13 +93,7 @@ CLI::App* add_explain_command(CLI::App& app, ExplainOptions& options) {
           "physical (default) or logical")};
   command->add_option("--block", options.block, "Block G,C: rows 8G..8G+7, columns 4C..4C+3");
   command->add_option("--backend", options.backend, "Also show what this implementation wrote");
-  command->add_flag("--in-process", options.in_process,
-                    "Load a plug-in into mxconform itself (to debug it under gdb); by default plug-ins and commands run in "
-                    "an isolated worker, where a crash or hang is reported as the subject's result");
-  command->add_option_function<std::string>(
-      "--timeout",
-      [&options](const std::string& text) { options.timeout_seconds = parse_timeout_seconds("--timeout", text); },
-      "Per-call timeout in seconds of a subject in a worker before it counts as a hang (default 20)");
+  add_isolation_flags(command, options.isolation, "reported as the subject's result");
   corpus->excludes(input);
   id->needs(corpus);
   for (CLI::Option* knob : knob_options) knob->excludes(corpus)->needs(input);

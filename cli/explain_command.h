@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "isolation_flags.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::cli {
@@ -19,8 +20,7 @@ struct ExplainOptions {
   QuantizeConfig knobs;     // output dtype and knobs; shape and input dtype come from the file
   std::string block;        // "G,C"; corpus mode defaults to the first block the backend gets wrong, else 0,0
   std::string backend;      // optional subject shown beside the oracle
-  bool in_process = false;  // load a plug-in into mxconform itself (for gdb), not a worker
-  double timeout_seconds = 20;  // per call in a worker: longer is a hang (as certify's)
+  IsolationFlags isolation;  // --in-process, --timeout
 };
 
 CLI::App* add_explain_command(CLI::App& app, ExplainOptions& options);

@@ -10,7 +10,6 @@
 #include "case_replay.h"
 #include "corpus_loader.h"
 #include "exit_status.h"
-#include "isolated_subject.h"
 #include "mxconform/error.h"
 #include "mxconform/registry.h"
 #include "mxconform/open_subject.h"
@@ -40,11 +39,7 @@ std::vector<std::shared_ptr<const Subject>> subjects(const ReplayOptions& option
     }
     return out;
   }
-  certify::WorkerLimits limits;
-  limits.timeout_seconds = options.timeout_seconds;
-  for (const std::string& name : wanted) {
-    out.push_back(options.in_process ? open_subject(name) : certify::open_isolated_subject(name, limits));
-  }
+  for (const std::string& name : wanted) out.push_back(open_flagged_subject(name, options.isolation));
   return out;
 }
 
@@ -86,13 +81,7 @@ CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options) {
       },
       "Differing bytes printed per buffer of a failed case (default 8)");
   command->add_flag("--failures-only", options.failures_only, "Print only failed and not-supported cases");
-  command->add_flag("--in-process", options.in_process,
-                    "Load a plug-in into mxconform itself (to debug it under gdb); by default plug-ins and commands run in "
-                    "an isolated worker, where a crash or hang is a failed case");
-  command->add_option_function<std::string>(
-      "--timeout",
-      [&options](const std::string& text) { options.timeout_seconds = parse_timeout_seconds("--timeout", text); },
-      "Per-call timeout in seconds of a subject in a worker before the case counts as a hang (default 20)");
+  add_isolation_flags(command, options.isolation, "a failed case");
   return command;
 }
 

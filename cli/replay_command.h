@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "isolation_flags.h"
+
 namespace mxconform::cli {
 
 struct ReplayOptions {
@@ -14,8 +16,7 @@ struct ReplayOptions {
   std::vector<std::string> backends;  // empty: every implementation this CPU runs
   std::size_t max_differences = 8;    // differing bytes printed per buffer of a failed case
   bool failures_only = false;         // print PASS lines too unless set
-  bool in_process = false;            // load plug-ins into mxconform itself (for gdb), not a worker
-  double timeout_seconds = 20;        // per call in a worker: longer is a hang (as certify's)
+  IsolationFlags isolation;  // --in-process, --timeout
 };
 
 // Adds the subcommand to `app`; the options are filled when it is parsed.

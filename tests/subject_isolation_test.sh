@@ -7,47 +7,45 @@ set -u
 mx=$1 cases=$2 crash=$3 hang=$4 plugin=$5
 source "$(dirname "$0")/cli_checks.sh"
 
+# replay_fails OUTCOME FILE PLUGIN ID SUMMARY AFTER: replay of FILE with a plug-in that fails on case
+# ID exits 2 within 30 s, names ID and OUTCOME, ends with SUMMARY, and the case AFTER still passes.
+replay_fails() {
+  local outcome=$1 file=$2 plugin=$3 id=$4 summary=$5 after=$6 status
+  SECONDS=0
+  timeout 60 "$mx" replay "$cases/$file" --backend "$plugin" --timeout 2 > "$work/$outcome.txt" 2>&1
+  status=$?
+  check "replay $file with a plug-in that fails by $outcome exits 2 (not a signal, not killed): $status" test $status -eq 2
+  check "and within 30 s ($outcome)" test $SECONDS -lt 30
+  check "replay names the case $id" grep -Eq "^FAIL +.*${plugin##*/} +$id " "$work/$outcome.txt"
+  check "replay names the outcome $outcome" grep -Eq "^    $outcome: " "$work/$outcome.txt"
+  check "the other cases pass ($outcome)" grep -q "^replay: $summary$" "$work/$outcome.txt"
+  check "a case after the $outcome passes (a fresh worker)" grep -Eq "^PASS +.*$after " "$work/$outcome.txt"
+}
+# explain_fails OUTCOME FILE PLUGIN ID: explain exits 2 within 30 s, with the oracle's steps and the failure.
+explain_fails() {
+  local outcome=$1 file=$2 plugin=$3 id=$4 status
+  SECONDS=0
+  timeout 60 "$mx" explain --corpus "$cases/$file" --id "$id" --backend "$plugin" --timeout 2 > "$work/explain_$outcome.txt" 2>&1
+  status=$?
+  check "explain $id with a plug-in that fails by $outcome exits 2: $status" test $status -eq 2
+  check "and within 30 s (explain, $outcome)" test $SECONDS -lt 30
+  check "explain still explains the block (the oracle's steps)" grep -q "^Step 7" "$work/explain_$outcome.txt"
+  check "explain says the subject failed by $outcome on this case" \
+    grep -q "^subject .*${plugin##*/} failed on this case: $outcome: " "$work/explain_$outcome.txt"
+}
+
 # crash_on_nan: emax_minus_1.yaml has 9 cases; 4 hold a NaN input (inf-block-multiplier-zero,
 # nan-block-multiplier-zero, e4m3.inf-block, e5m2.inf-block), the other 5 do not.
-SECONDS=0
-timeout 60 "$mx" replay "$cases/emax_minus_1.yaml" --backend "$crash" --timeout 2 > "$work/crash.txt" 2>&1
-status=$?
-check "replay --backend CRASH_ON_NAN exits 2 (not a signal): $status" test $status -eq 2
-check "and within 30 s" test $SECONDS -lt 30
-check "replay names the crashed case" grep -Eq "^FAIL +.*libcrash_on_nan.so +emax-1.fp4.nan-block-multiplier-zero " "$work/crash.txt"
-check "replay names the outcome crash and the signal" grep -Eq "^    crash: .*signal 11" "$work/crash.txt"
-check "4 cases crash" test "$(grep -c '^    crash: ' "$work/crash.txt")" -eq 4
-check "the cases without NaN still pass (a fresh worker after each crash)" \
-  grep -q "^replay: 9 cases x 1 backends: 5 passed, 4 failed, 0 not supported$" "$work/crash.txt"
-check "a case after a crash passes" grep -Eq "^PASS +.*emax-1.fp4.largest-finite " "$work/crash.txt"
-
-timeout 60 "$mx" explain --corpus "$cases/emax_minus_1.yaml" --id emax-1.fp4.nan-block-multiplier-zero --backend "$crash" \
-  --timeout 2 > "$work/explain_crash.txt" 2>&1
-status=$?
-check "explain --backend CRASH_ON_NAN exits 2 (not a signal): $status" test $status -eq 2
-check "explain still explains the block (the oracle's steps)" grep -q "^Step 7" "$work/explain_crash.txt"
-check "explain says the subject crashed on this case" \
-  grep -q "^subject .*libcrash_on_nan.so failed on this case: crash: " "$work/explain_crash.txt"
+replay_fails crash emax_minus_1.yaml "$crash" emax-1.fp4.nan-block-multiplier-zero \
+  "9 cases x 1 backends: 5 passed, 4 failed, 0 not supported" emax-1.fp4.largest-finite
+check "4 cases crash, each on signal 11" test "$(grep -c '^    crash: .*signal 11' "$work/crash.txt")" -eq 4
+explain_fails crash emax_minus_1.yaml "$crash" emax-1.fp4.nan-block-multiplier-zero
 
 # hang_on_zero_block: x4_dtypes.yaml has 6 cases, one of them an all-zero block (x4.e5m2-x4.zero-block).
-SECONDS=0
-timeout 60 "$mx" replay "$cases/x4_dtypes.yaml" --backend "$hang" --timeout 2 > "$work/hang.txt" 2>&1
-status=$?
-check "replay --backend HANG_ON_ZERO_BLOCK exits 2 (not killed by timeout): $status" test $status -eq 2
-check "and within 30 s" test $SECONDS -lt 30
-check "replay names the hung case" grep -Eq "^FAIL +.*libhang_on_zero_block.so +x4.e5m2-x4.zero-block " "$work/hang.txt"
-check "replay names the outcome hang" grep -q "^    hang: .*no answer within 2" "$work/hang.txt"
-check "the other cases pass" grep -q "^replay: 6 cases x 1 backends: 5 passed, 1 failed, 0 not supported$" "$work/hang.txt"
-check "the case after the hang passes" grep -Eq "^PASS +.*x4.fp4.two-row-groups " "$work/hang.txt"
-
-SECONDS=0
-timeout 60 "$mx" explain --corpus "$cases/x4_dtypes.yaml" --id x4.e5m2-x4.zero-block --backend "$hang" --timeout 2 \
-  > "$work/explain_hang.txt" 2>&1
-status=$?
-check "explain --backend HANG_ON_ZERO_BLOCK exits 2: $status" test $status -eq 2
-check "and within 30 s" test $SECONDS -lt 30
-check "explain says the subject hung on this case" \
-  grep -q "^subject .*libhang_on_zero_block.so failed on this case: hang: " "$work/explain_hang.txt"
+replay_fails hang x4_dtypes.yaml "$hang" x4.e5m2-x4.zero-block \
+  "6 cases x 1 backends: 5 passed, 1 failed, 0 not supported" x4.fp4.two-row-groups
+check "the hang names the timeout" grep -q "^    hang: .*no answer within 2" "$work/hang.txt"
+explain_fails hang x4_dtypes.yaml "$hang" x4.e5m2-x4.zero-block
 
 # --in-process loads the plug-in into mxconform (for gdb): the same result for a correct plug-in.
 "$mx" replay "$cases" --backend "$plugin" > "$work/isolated.txt"

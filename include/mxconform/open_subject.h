@@ -20,6 +20,10 @@ std::shared_ptr<const Subject> open_subject(const std::string& spec);
 // "oracle, scalar, avx2, or a path to a plug-in shared library": for messages.
 std::string subject_choices();
 
+// "NAME VERSION: DESCRIPTION", how a plug-in or command describes itself (empty parts left out;
+// the description alone without a name): raw, escaped by whoever prints it.
+std::string subject_description(const std::string& name, const std::string& version, const std::string& description);
+
 // True when `spec` names a plug-in library rather than a built-in.
 bool names_a_plugin(const std::string& spec);
 
