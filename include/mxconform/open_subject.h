@@ -2,7 +2,8 @@
 // Turning what the user names with --backend into a subject, for every command: a built-in name
 // (`mxconform backends` lists them), a path to a plug-in shared library (anything with a '/'), or
 // `cmd:COMMAND ARGS`, a command speaking the subject protocol (subject_process.h); plug-ins are
-// loaded in-process. certify runs subjects in an isolated worker instead (certify/).
+// loaded in-process. certify, replay and explain run plug-ins and commands in an isolated worker
+// instead (certify/isolated_backend.h, certify/isolated_subject.h).
 #include <memory>
 #include <string>
 
