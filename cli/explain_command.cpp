@@ -9,6 +9,7 @@
 
 #include "block_explanation.h"
 #include "corpus_loader.h"
+#include "exit_status.h"
 #include "mxconform/error.h"
 #include "mxconform/tensor_files.h"
 #include "mxconform/registry.h"
@@ -32,10 +33,12 @@ std::pair<std::size_t, std::size_t> parse_block(const std::string& text) {
   return {number(text.substr(0, comma)), number(text.substr(comma + 1))};
 }
 
-// The subject to show beside the oracle (a built-in or a plug-in), or nullptr when none was asked for.
-std::shared_ptr<const Subject> explain_subject(const std::string& name, const QuantizeConfig& config) {
+// The subject to show beside the oracle (a built-in, or a plug-in or command in a worker unless
+// --in-process), or nullptr when none was asked for.
+std::shared_ptr<const Subject> explain_subject(const ExplainOptions& options, const QuantizeConfig& config) {
+  const std::string& name = options.backend;
   if (name.empty()) return nullptr;
-  std::shared_ptr<const Subject> subject = open_subject(name);
+  std::shared_ptr<const Subject> subject = open_flagged_subject(name, options.isolation);
   const std::string reason = subject->unsupported_reason(config);
   if (!reason.empty()) throw Error("backend '" + name + "' does not support this configuration: " + reason);
   return subject;
@@ -90,6 +93,7 @@ CLI::App* add_explain_command(CLI::App& app, ExplainOptions& options) {
           "physical (default) or logical")};
   command->add_option("--block", options.block, "Block G,C: rows 8G..8G+7, columns 4C..4C+3");
   command->add_option("--backend", options.backend, "Also show what this implementation wrote");
+  add_isolation_flags(command, options.isolation, "reported as the subject's result");
   corpus->excludes(input);
   id->needs(corpus);
   for (CLI::Option* knob : knob_options) knob->excludes(corpus)->needs(input);
@@ -122,15 +126,23 @@ int run_explain(const ExplainOptions& options) {
   } else {
     throw Error("explain needs --corpus PATH --id ID, or --input X.npy --out-dtype NAME --block G,C");
   }
-  const std::shared_ptr<const Subject> subject = explain_subject(options.backend, request.config);
+  const std::shared_ptr<const Subject> subject = explain_subject(options, request.config);
   request.subject = subject.get();
-  if (!options.block.empty()) {
-    std::tie(request.group, request.column_block) = parse_block(options.block);
-  } else if (request.subject != nullptr) {
-    std::tie(request.group, request.column_block) = reports::first_differing_block(*request.corpus_case, *request.subject);
+  if (!options.block.empty()) std::tie(request.group, request.column_block) = parse_block(options.block);
+  try {
+    if (options.block.empty() && request.subject != nullptr) {
+      std::tie(request.group, request.column_block) = reports::first_differing_block(*request.corpus_case, *request.subject);
+    }
+    std::cout << reports::explain_block(request);
+    return 0;
+  } catch (const SubjectFailure& failure) {
+    // The subject crashed, hung, ... in its worker: that is its result for this case, after the
+    // oracle's explanation of the block.
+    request.subject = nullptr;
+    std::cout << reports::explain_block(request);
+    std::cout << "subject " << safe_text(subject->name()) << " failed on this case: " << safe_text(failure.what()) << "\n";
+    return kExitNegativeVerdict;
   }
-  std::cout << reports::explain_block(request);
-  return 0;
 }
 
 }  // namespace mxconform::cli

@@ -23,9 +23,10 @@ namespace {
 using reports::Style;
 using reports::styled;
 
-// The subjects to replay against: those named (built-ins or plug-ins), else every built-in that
-// runs here.
-std::vector<std::shared_ptr<const Subject>> subjects(const std::vector<std::string>& wanted, bool colour) {
+// The subjects to replay against: those named (built-ins, or plug-ins and commands in a worker
+// unless --in-process), else every built-in that runs here.
+std::vector<std::shared_ptr<const Subject>> subjects(const ReplayOptions& options, bool colour) {
+  const std::vector<std::string>& wanted = options.backends;
   std::vector<std::shared_ptr<const Subject>> out;
   if (wanted.empty()) {
     for (const Subject* impl : built_in_subjects()) {
@@ -38,7 +39,7 @@ std::vector<std::shared_ptr<const Subject>> subjects(const std::vector<std::stri
     }
     return out;
   }
-  for (const std::string& name : wanted) out.push_back(open_subject(name));
+  for (const std::string& name : wanted) out.push_back(open_flagged_subject(name, options.isolation));
   return out;
 }
 
@@ -80,13 +81,14 @@ CLI::App* add_replay_command(CLI::App& app, ReplayOptions& options) {
       },
       "Differing bytes printed per buffer of a failed case (default 8)");
   command->add_flag("--failures-only", options.failures_only, "Print only failed and not-supported cases");
+  add_isolation_flags(command, options.isolation, "a failed case");
   return command;
 }
 
 int run_replay(const ReplayOptions& options) {
   const bool colour = reports::colour_wanted(STDOUT_FILENO);
   const std::vector<corpus::CorpusCase> cases = corpus::load_corpus(options.paths);
-  const std::vector<std::shared_ptr<const Subject>> backends = subjects(options.backends, colour);
+  const std::vector<std::shared_ptr<const Subject>> backends = subjects(options, colour);
   if (backends.empty()) throw Error("no backend to replay against runs on this CPU");
 
   std::size_t id_width = 0;

@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "isolation_flags.h"
+
 namespace mxconform::cli {
 
 struct ReplayOptions {
@@ -14,6 +16,7 @@ struct ReplayOptions {
   std::vector<std::string> backends;  // empty: every implementation this CPU runs
   std::size_t max_differences = 8;    // differing bytes printed per buffer of a failed case
   bool failures_only = false;         // print PASS lines too unless set
+  IsolationFlags isolation;  // --in-process, --timeout
 };
 
 // Adds the subcommand to `app`; the options are filled when it is parsed.

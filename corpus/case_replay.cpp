@@ -63,6 +63,10 @@ ReplayResult replay_case(const CorpusCase& c, const Subject& subject, std::size_
   std::vector<std::uint8_t> scale = complement_of(c.scale);
   try {
     subject.quantize(c.config, c.input.data(), data.data(), scale.data());
+  } catch (const SubjectFailure& failure) {
+    result.outcome = failure.outcome();  // a crash, hang, ... in a worker: reported as itself
+    result.reason = failure.what();
+    return result;
   } catch (const std::exception& error) {
     result.outcome = Outcome::kError;
     result.reason = std::string("quantize threw: ") + error.what();

@@ -16,8 +16,9 @@ namespace mxconform::corpus {
 std::string to_string(const Difference& difference);
 
 struct ReplayResult {
-  // kPass, kWrongResult (some byte differs), kUnsupported (the subject's reason in `reason`) or
-  // kError (the subject threw: `reason` says what).
+  // kPass, kWrongResult (some byte differs), kUnsupported (the subject's reason in `reason`),
+  // kError (the subject threw: `reason` says what) or, for a subject in a worker, the outcome of
+  // the SubjectFailure it threw (crash, hang, ...: `reason` is "OUTCOME: DETAIL").
   Outcome outcome = Outcome::kPass;
   std::string reason;
   Comparison comparison;  // up to `max_reported` differing data and scale bytes, all counted

@@ -4,6 +4,7 @@
 
 #include "mxconform/backend.h"
 #include "mxconform/error.h"
+#include "mxconform/open_subject.h"
 #include "mxconform/registry.h"
 #include "mxconform/safe_text.h"
 #include "mxconform/subject_process.h"
@@ -30,7 +31,7 @@ class CommandSubject final : public Subject {
       throw Error(safe_text(error.what(), 2048));
     }
     const wire::SubjectDescription& d = description_record_;
-    description_ = d.name + (d.version.empty() ? "" : " " + d.version) + (d.description.empty() ? "" : ": " + d.description);
+    description_ = subject_description(d.name, d.version, d.description);
     description_ = safe_text(description_, 512);
   }
 

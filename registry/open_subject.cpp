@@ -38,9 +38,8 @@ class PluginSubject final : public Subject {
     if (!problem.empty()) fail(problem);
     if (table_->quantize == nullptr) fail("quantize is NULL");
     name_ = path;
-    if (info->description != nullptr) description_ = info->description;
-    if (info->name != nullptr) description_ = std::string(info->name) + (info->version ? " " + std::string(info->version) : "") +
-                                              (description_.empty() ? "" : ": " + description_);
+    const auto text = [](const char* field) { return std::string(field != nullptr ? field : ""); };
+    description_ = subject_description(text(info->name), text(info->version), text(info->description));
   }
   ~PluginSubject() override {
     if (library_ != nullptr) ::dlclose(library_);
@@ -89,6 +88,11 @@ class PluginSubject final : public Subject {
 }  // namespace
 
 bool names_a_plugin(const std::string& spec) { return !names_a_command(spec) && spec.find('/') != std::string::npos; }
+
+std::string subject_description(const std::string& name, const std::string& version, const std::string& description) {
+  if (name.empty()) return description;
+  return name + (version.empty() ? "" : " " + version) + (description.empty() ? "" : ": " + description);
+}
 
 std::string subject_choices() {
   std::string names;

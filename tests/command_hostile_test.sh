@@ -43,4 +43,15 @@ check "earlier info record, --profile ocp-floor: exits 2" test $? -eq 2
 check "... every configuration declared not supported, no case run" grep -q "declared not supported. 0 cases run" "$work/earlier.txt"
 check "... no crash" bash -c "! grep -q 'crash' '$work/earlier.yaml'"
 
+# replay runs a command in a worker as certify does: each misbehaviour is a FAIL naming its outcome
+# on the 2 float8_e5m2_x4 cases, the other 4 pass, nothing unescaped.
+for pair in garbage:protocol-error dies-mid-frame:crash hangs:hang wrong-size:wrong-size; do
+  mode=${pair%%:*} outcome=${pair#*:}
+  timeout 60 "$mx" replay "$corpus" --backend "cmd:$python $hostile $mode" --timeout 0.5 > "$work/replay_$mode.txt" 2>&1
+  check "replay $mode: exits 2" test $? -eq 2
+  check "replay $mode: 2 cases fail as $outcome" test "$(grep -c "^    $outcome: " "$work/replay_$mode.txt")" -eq 2
+  check "replay $mode: the other cases pass" grep -q "^replay: 6 cases x 1 backends: 4 passed, 2 failed, 0 not supported$" "$work/replay_$mode.txt"
+  check "replay $mode: no raw escape byte" bash -c "! grep -q $'\x1b' '$work/replay_$mode.txt'"
+done
+
 finish command_hostile

@@ -178,5 +178,20 @@ TEST(CaseReplay, AnExceptionIsAFailure) {
   EXPECT_EQ(result.reason, "quantize threw: kernel gave up");
 }
 
+// A subject in a worker (certify/isolated_subject.h) reports a crash, hang, ... as a SubjectFailure:
+// replay keeps its outcome rather than folding it into kError.
+TEST(CaseReplay, ASubjectFailureKeepsItsOutcome) {
+  const CorpusCase c = one_case("[8, 4]", "{out-dtype: float8_e4m3fn}", "fill: 256", "7F", "78*32");
+  const PlantedFault crashes([](std::uint8_t*, std::uint8_t*) { throw SubjectFailure(Outcome::kCrash, "signal 11"); });
+  const ReplayResult crashed = replay_case(c, crashes);
+  EXPECT_EQ(crashed.outcome, Outcome::kCrash);
+  EXPECT_EQ(crashed.reason, "crash: signal 11");
+  const PlantedFault hangs([](std::uint8_t*, std::uint8_t*) { throw SubjectFailure(Outcome::kHang, "no answer"); });
+  const ReplayResult hung = replay_case(c, hangs);
+  EXPECT_EQ(hung.outcome, Outcome::kHang);
+  EXPECT_TRUE(is_failure(hung.outcome));
+  EXPECT_EQ(hung.reason, "hang: no answer");
+}
+
 }  // namespace
 }  // namespace mxconform::corpus

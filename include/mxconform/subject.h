@@ -10,9 +10,25 @@
 
 #include "mxconform/capabilities.h"
 #include "mxconform/cpu_features.h"
+#include "mxconform/error.h"
+#include "mxconform/outcome.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform {
+
+// A call that failed in a way that is an outcome of its own (a crash, a hang, a write outside
+// its buffers, a refusal, ...): what a subject run in a worker process throws (the plug-ins and
+// commands of replay and explain, certify/isolated_subject.h). what() is "OUTCOME: DETAIL", the
+// detail raw (the subject's own bytes among them): whoever prints it escapes it.
+class SubjectFailure : public Error {
+ public:
+  SubjectFailure(Outcome outcome, const std::string& detail)
+      : Error(std::string(name(outcome)) + ": " + detail), outcome_(outcome) {}
+  Outcome outcome() const { return outcome_; }
+
+ private:
+  Outcome outcome_;
+};
 
 class Subject {
  public:
@@ -36,7 +52,8 @@ class Subject {
                         std::uint8_t* data, std::uint8_t* scale) const = 0;
 
   // Throws Error when the subject fails (a plug-in's error status, a configuration it turned
-  // down after declaring it).
+  // down after declaring it); SubjectFailure when it ran in a worker and the failure has an
+  // outcome of its own.
   //
   // Dequantizes to P*F float32 values: decode(code) * 2^(e8m0 - 127), rounded to float32
   // (docs/contract.md, "Dequantize"). NaN codes give sign|0x7FC00000. Same buffer sizes as quantize.
