@@ -7,6 +7,7 @@
 #include "mxconform/error.h"
 #include "mxconform/formats.h"
 #include "mxconform/lane_remap.h"
+#include "mxconform/profile.h"
 #include "mxconform/scale_layout.h"
 
 namespace mxconform {
@@ -96,9 +97,10 @@ std::string_view name(ElementClass value) {
 BlockClass classify_block(const QuantizeConfig& config, const std::vector<std::uint16_t>& input, std::size_t group,
                           std::size_t column_block, std::uint8_t e8m0) {
   bool nan = false, inf = false, all_zero = true;
-  for (std::size_t r = 0; r < kBlockRows; ++r) {
-    for (std::size_t c = 0; c < kBlockCols; ++c) {
-      const std::size_t k = (group * kBlockRows + r) * config.free + column_block * kBlockCols + c;
+  const BlockExtent block = extent(config.block_shape);
+  for (std::size_t r = 0; r < block.rows; ++r) {
+    for (std::size_t c = 0; c < block.cols; ++c) {
+      const std::size_t k = (group * block.rows + r) * config.free + column_block * block.cols + c;
       if (k >= input.size()) continue;
       const InputValue v = decode(config.input, input[k]);
       nan = nan || v.nan;
@@ -181,12 +183,13 @@ Comparison compare(const QuantizeConfig& config, const std::vector<std::uint16_t
     out.scale.push_back(std::move(d));
   }
   const bool fp4 = is_fp4(config.output);
+  const BlockExtent block = extent(config.block_shape);  // 8x4, 1x32 or 32x1
   const auto element_at = [&](std::size_t index, std::optional<bool> high_nibble, std::uint8_t expected_code,
                               std::uint8_t actual_code) {
     ElementDifference e;
     e.index = index;
-    e.group = index / config.free / kBlockRows;
-    e.column_block = index % config.free / kBlockCols;
+    e.group = index / config.free / block.rows;
+    e.column_block = index % config.free / block.cols;
     e.high_nibble = high_nibble;
     e.expected_code = expected_code;
     e.actual_code = actual_code;

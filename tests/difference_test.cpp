@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "mxconform/error.h"
+#include "mxconform/profile.h"
 
 namespace mxconform {
 namespace {
@@ -92,6 +93,41 @@ TEST(Compare, FirstScaleAndFirstDataDifferenceBoth) {
   EXPECT_NE(r.first_data()->to_string().find("element 13 (row 1, column 5), input 0x3F80"), std::string::npos)
       << r.first_data()->to_string();
   EXPECT_TRUE(compare(c, input, expected_data, expected_scale, expected_data, expected_scale).equal());
+}
+
+// Blocks of one row of 32 (1x32: scale [P][F/32]) and one column of 32 partitions (32x1: scale
+// [P/32][F]): a differing element is placed in its own block and shown with that block's E8M0.
+// (compare once read every block as 8x4 and indexed past the scale buffer.)
+TEST(Compare, ElementsAreInTheirProfilesBlocks) {
+  QuantizeConfig row = config(OutputDtype::kFloat8E4m3fn, 8, 64, ScaleLayout::kLogical);
+  row.profile = ProfileId::kOcpFloor;
+  row.block_shape = BlockShape::k1x32;
+  std::vector<std::uint16_t> input(8 * 64, 0);
+  std::vector<std::uint8_t> expected_data(8 * 64, 0), expected_scale(8 * 2, 0x01);
+  expected_scale[5 * 2 + 1] = 0x7F;  // row 5, columns 32..63
+  std::vector<std::uint8_t> actual_data = expected_data, actual_scale = expected_scale;
+  actual_data[5 * 64 + 40] = 0x38;  // row 5, column 40
+  Comparison r = compare(row, input, expected_data, expected_scale, actual_data, actual_scale);
+  ASSERT_TRUE(r.first_data());
+  EXPECT_EQ(r.first_data()->group, 5u);
+  EXPECT_EQ(r.first_data()->column_block, 1u);
+  EXPECT_EQ(r.first_data()->expected_e8m0, 0x7F);
+
+  QuantizeConfig column = config(OutputDtype::kFloat8E4m3fn, 64, 4, ScaleLayout::kLogical);
+  column.profile = ProfileId::kMicroxcaling;
+  column.block_shape = BlockShape::k32x1;
+  input.assign(64 * 4, 0);
+  expected_data.assign(64 * 4, 0);
+  expected_scale.assign(2 * 4, 0x01);
+  expected_scale[1 * 4 + 3] = 0x80;  // partitions 32..63, column 3
+  actual_data = expected_data;
+  actual_scale = expected_scale;
+  actual_data[40 * 4 + 3] = 0x38;  // partition 40, column 3
+  r = compare(column, input, expected_data, expected_scale, actual_data, actual_scale);
+  ASSERT_TRUE(r.first_data());
+  EXPECT_EQ(r.first_data()->group, 1u);
+  EXPECT_EQ(r.first_data()->column_block, 3u);
+  EXPECT_EQ(r.first_data()->expected_e8m0, 0x80);
 }
 
 TEST(Compare, UnnamedPhysicalScaleRowsAreNotCompared) {
