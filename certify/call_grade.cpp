@@ -33,8 +33,8 @@ bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t
       }
       if (element == elements) return false;
     }
-    group = element / config.free / kBlockRows;
-    column = element % config.free / kBlockCols;
+    group = element / config.free / g.block_height;
+    column = element % config.free / g.block_width;
   } else {
     if (byte >= g.scale_bytes) return false;
     const std::size_t row = byte / g.block_cols;
@@ -43,15 +43,17 @@ bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t
     }
     if (group == g.block_rows) return false;  // a row no slot names
   }
+  // The block's own shape: 8x4, 1x32 or 32x1 elements.
+  const std::size_t height = g.block_height, width = g.block_width, size = height * width;
   block_config = config;
-  block_config.partitions = kBlockRows;
-  block_config.free = kBlockCols;
-  if (block_config.fp4_lane_stride != 0 && kBlockSize % (2 * block_config.fp4_lane_stride) != 0) {
+  block_config.partitions = height;
+  block_config.free = width;
+  if (block_config.fp4_lane_stride != 0 && size % (2 * block_config.fp4_lane_stride) != 0) {
     block_config.fp4_lane_stride = 0;
   }
-  block_input.assign(kBlockSize, 0);
-  for (std::size_t i = 0; i < kBlockSize; ++i) {
-    block_input[i] = input[(group * kBlockRows + i / kBlockCols) * config.free + column * kBlockCols + i % kBlockCols];
+  block_input.assign(size, 0);
+  for (std::size_t i = 0; i < size; ++i) {
+    block_input[i] = input[(group * height + i / width) * config.free + column * width + i % width];
   }
   return true;
 }

@@ -26,8 +26,8 @@ CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_
                      const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale);
 
 // The block that byte `site` ("data N" or "scale N", as grade_call reports it) lies in, as a case
-// of its own: the block's 32 inputs, and `config` with shape 8x4 (lane stride 0 when its window
-// does not fit one block). Returns false, changing nothing, when `site` names no byte of `config`.
+// of its own: the block's 32 inputs, and `config` with the block's shape (8x4, 1x32 or 32x1; lane
+// stride 0 when its window does not fit one block). Returns false, changing nothing, when `site` names no byte of `config`.
 bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t>& input, const std::string& site,
                    QuantizeConfig& block_config, std::vector<std::uint16_t>& block_input);
 

@@ -6,6 +6,7 @@
 
 #include "corpus_loader.h"
 #include "mxconform/error.h"
+#include "mxconform/profile.h"
 #include "oracle.h"
 
 namespace mxconform::certify {
@@ -38,11 +39,12 @@ struct Window {
 };
 
 std::vector<std::uint16_t> cut(const QuantizeConfig& config, const std::vector<std::uint16_t>& input, const Window& w) {
-  const std::size_t rows = w.groups * kBlockRows, cols = w.column_blocks * kBlockCols;
+  const BlockExtent block = extent(config.block_shape);
+  const std::size_t rows = w.groups * block.rows, cols = w.column_blocks * block.cols;
   std::vector<std::uint16_t> out(rows * cols);
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t c = 0; c < cols; ++c) {
-      out[r * cols + c] = input[(w.group * kBlockRows + r) * config.free + w.column_block * kBlockCols + c];
+      out[r * cols + c] = input[(w.group * block.rows + r) * config.free + w.column_block * block.cols + c];
     }
   }
   return out;
@@ -117,19 +119,20 @@ class Shrinker {
   // One pass over one axis: the smallest window along it that still fails the same way.
   bool shrink_axis(bool along_rows) {
     const QuantizeConfig config = best_.config;
-    const std::size_t n = along_rows ? config.partitions / kBlockRows : config.free / kBlockCols;
+    const BlockExtent block = extent(config.block_shape);  // 8x4, 1x32 or 32x1
+    const std::size_t n = along_rows ? config.partitions / block.rows : config.free / block.cols;
     const auto f = focus();
     const std::optional<std::size_t> focus_index =
         f ? std::optional<std::size_t>(along_rows ? f->first : f->second) : std::nullopt;
     for (std::size_t size : window_sizes(n)) {
       for (std::size_t start : window_starts(n, size, focus_index)) {
         if (spent()) return false;
-        Window w{0, config.partitions / kBlockRows, 0, config.free / kBlockCols};
+        Window w{0, config.partitions / block.rows, 0, config.free / block.cols};
         (along_rows ? w.group : w.column_block) = start;
         (along_rows ? w.groups : w.column_blocks) = size;
         QuantizeConfig smaller = config;
-        smaller.partitions = w.groups * kBlockRows;
-        smaller.free = w.column_blocks * kBlockCols;
+        smaller.partitions = w.groups * block.rows;
+        smaller.free = w.column_blocks * block.cols;
         if (attempt(smaller, cut(config, best_.input, w))) return true;
       }
     }
@@ -140,9 +143,10 @@ class Shrinker {
   // element.
   void shrink_elements() {
     const QuantizeConfig config = best_.config;
-    const std::size_t groups = config.partitions / kBlockRows, column_blocks = config.free / kBlockCols;
+    const BlockExtent block = extent(config.block_shape);
+    const std::size_t groups = config.partitions / block.rows, column_blocks = config.free / block.cols;
     const auto block_of = [&](std::size_t k) {
-      return std::make_pair(k / config.free / kBlockRows, k % config.free / kBlockCols);
+      return std::make_pair(k / config.free / block.rows, k % config.free / block.cols);
     };
     const auto zeroed = [&](auto&& which) {
       std::vector<std::uint16_t> out = best_.input;
@@ -222,8 +226,6 @@ ShrunkCase shrink_failure(WorkerBackend& backend, const QuantizeConfig& config,
                                                                     : budget.max_tries;
   Shrinker shrinker(backend, wanted, max_tries, budget.seconds);
   shrinker.start_from(ShrunkCase{config, input, original, wanted, 0});
-  // The profile campaign's cases (other block shapes) are one block already.
-  if (config.block_shape != BlockShape::k8x4) return shrinker.best();
   // 1. The shape, an axis at a time, until neither gets smaller.
   for (bool progress = true; progress && !shrinker.spent();) {
     progress = shrinker.shrink_axis(true);

@@ -204,7 +204,7 @@ int run(int argc, char** argv, const std::string& command) {
   quantize->add_option("--input", input_path, "Input .npy: <u2 raw bits [P, F], or <f2 float16 [P, F]")->required();
   quantize->add_option("--in-dtype", in_dtype, "bfloat16 or float16 (required for <u2 input)");
   quantize->add_option("--data", data_path, "Output data .npy (|u1 [P, F] for FP8, [P, F/2] for FP4)")->required();
-  quantize->add_option("--scale", scale_path, "Output scale .npy (|u1 [rows, F/4])")->required();
+  quantize->add_option("--scale", scale_path, "Output scale .npy (|u1 [rows, F/4] for 8x4 blocks, [P, F/32] for 1x32, [P/32, F] for 32x1)")->required();
   quantize->add_option("--threads", threads,
                        "Threads, 1 to 1024 (default: every CPU this process may use); a plug-in runs on one");
   quantize->add_flag("--quiet", quiet, "Do not print the summary");

@@ -17,6 +17,7 @@
 #include "campaign_cases.h"
 #include "command_line.h"
 #include "exit_status.h"
+#include "knob_flags.h"
 #include "mxconform/atomic_file.h"
 #include "mxconform/error.h"
 #include "mxconform/npy.h"
@@ -55,18 +56,14 @@ int run_verify(int argc, char** argv) {
                "when every byte matches, 2 when not",
                "mxconform verify"};
   std::string input_path, in_dtype, data_path, scale_path, repro_path, out_dtype;
-  std::string emax_mode = "emax", fp8_nan = "canonical", lane_stride = "0", high_parity = "1", scale_layout = "physical";
   bool force = false;
   app.add_option("--input", input_path, "Input .npy: <u2 raw bits [P, F], or <f2 float16 [P, F]")->required();
   app.add_option("--in-dtype", in_dtype, "bfloat16 or float16 (required for <u2 input)");
   app.add_option("--data", data_path, "The data .npy to check (|u1, as `mxconform quantize` writes it)")->required();
   app.add_option("--scale", scale_path, "The scale .npy to check (|u1; rows no slot names must hold 0)")->required();
   app.add_option("--out-dtype", out_dtype, "Output dtype, as for quantize")->required();
-  app.add_option("--emax-mode", emax_mode, "emax (default) or emax-1");
-  app.add_option("--fp8-nan", fp8_nan, "canonical (default) or zero");
-  app.add_option("--lane-stride", lane_stride, "FP4 lane-remap stride; 0 (default) is no remap");
-  app.add_option("--high-parity", high_parity, "FP4 nibble parity that goes high: 1 (default) or 0");
-  app.add_option("--scale-layout", scale_layout, "physical (default) or logical");
+  KnobFlags knob_flags;
+  knob_flags.add_to(app, "the output was made with");
   app.add_option("--repro", repro_path, "When they differ, write the first differing block as a corpus file here");
   app.add_flag("--force", force, "Overwrite the repro file if it exists (regular files only)");
   if (const std::optional<int> status = parse_command_line(app, argc, argv, "verify")) return *status;
@@ -74,13 +71,8 @@ int run_verify(int argc, char** argv) {
   check_output_paths({input_path, data_path, scale_path}, repro_path.empty() ? std::vector<std::string>{}
                                                                                : std::vector<std::string>{repro_path},
                      force);
-  QuantizeConfig config;
+  QuantizeConfig config = knob_flags.knobs();  // the profile, its block shape and the knobs
   config.output = parse_output_dtype(out_dtype);
-  config.emax_mode = parse_emax_mode(emax_mode);
-  config.fp8_nan = parse_fp8_nan(fp8_nan);
-  config.fp4_lane_stride = static_cast<std::uint32_t>(parse_unsigned("--lane-stride", lane_stride, UINT32_MAX));
-  config.fp4_high_parity = parse_parity("--high-parity", high_parity);
-  config.scale_layout = parse_scale_layout(scale_layout);
   InputTensor input = read_input_tensor(input_path, in_dtype);
   config.input = input.dtype;
   config.partitions = input.partitions;
@@ -127,7 +119,7 @@ int run_verify(int argc, char** argv) {
     ++data_differ;
     const std::size_t element = is_fp4(config.output) ? element_at[2 * i] : i;
     const std::size_t row = element / config.free, column = element % config.free;
-    BlockDifference& b = blocks[{row / kBlockRows, column / kBlockCols}];
+    BlockDifference& b = blocks[{row / g.block_height, column / g.block_width}];
     if (b.data_bytes++ == 0 && b.scale_bytes == 0) {
       b.first = "data byte " + std::to_string(i) + " (row " + std::to_string(i / g.data_row_bytes) + ", byte " +
                 std::to_string(i % g.data_row_bytes) + "): expected " + certify::hex_byte(expected_data[i]) + ", actual " +
@@ -155,9 +147,9 @@ int run_verify(int argc, char** argv) {
       out << "  ... and " << blocks.size() - kShownBlocks << " more blocks\n";
       break;
     }
-    out << "  block (group " << where.first << ", column " << where.second << ") rows " << where.first * kBlockRows << "-"
-        << where.first * kBlockRows + kBlockRows - 1 << ", columns " << where.second * kBlockCols << "-"
-        << where.second * kBlockCols + kBlockCols - 1 << ": " << (b.scale_bytes > 0 ? "scale differs, " : "")
+    out << "  block (group " << where.first << ", column " << where.second << ") rows " << where.first * g.block_height
+        << "-" << (where.first + 1) * g.block_height - 1 << ", columns " << where.second * g.block_width << "-"
+        << (where.second + 1) * g.block_width - 1 << ": " << (b.scale_bytes > 0 ? "scale differs, " : "")
         << b.data_bytes << " data byte(s) differ; first " << b.first << "\n";
   }
   if (!repro_path.empty()) {

@@ -104,10 +104,10 @@ std::string format_repro(const Repro& repro) {
   const std::size_t elements = config.partitions * config.free;
   const bool whole = elements <= kWholeTensorElements;
   // The rows and columns shown: everything, or the block of the first difference.
-  const std::size_t row_begin = whole ? 0 : block_row * kBlockRows;
-  const std::size_t row_end = whole ? config.partitions : row_begin + kBlockRows;
-  const std::size_t col_begin = whole ? 0 : block_col * kBlockCols;
-  const std::size_t col_end = whole ? config.free : col_begin + kBlockCols;
+  const std::size_t row_begin = whole ? 0 : block_row * g.block_height;
+  const std::size_t row_end = whole ? config.partitions : row_begin + g.block_height;
+  const std::size_t col_begin = whole ? 0 : block_col * g.block_width;
+  const std::size_t col_end = whole ? config.free : col_begin + g.block_width;
   const std::string where =
       whole ? "" : ", block (" + std::to_string(block_row) + ", " + std::to_string(block_col) + ") only";
   out << "  input (" << name(config.input) << " bits) [" << config.partitions << ", " << config.free << "]" << where

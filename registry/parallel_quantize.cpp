@@ -21,7 +21,7 @@ std::size_t groups_between_cuts(const QuantizeConfig& config) {
   std::size_t lane_step = 1;
   if (is_fp4(config.output) && config.fp4_lane_stride != 0) {
     const std::size_t window = 2 * static_cast<std::size_t>(config.fp4_lane_stride);
-    const std::size_t group_elements = kBlockRows * config.free;
+    const std::size_t group_elements = geometry(config).block_height * config.free;
     lane_step = window / std::gcd(group_elements, window);  // least k with k * group_elements % window == 0
   }
   return std::lcm(layout_step, lane_step);
@@ -39,9 +39,10 @@ std::vector<QuantizePiece> split_into_pieces(const QuantizeConfig& config, std::
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t first = std::min(g.block_rows, steps * i / count * step);
     const std::size_t end = std::min(g.block_rows, steps * (i + 1) / count * step);
-    QuantizePiece piece{first, config, first * kBlockRows * config.free, first * kBlockRows * g.data_row_bytes,
+    const std::size_t first_row = first * g.block_height;  // a block row is block_height partitions
+    QuantizePiece piece{first, config, first_row * config.free, first_row * g.data_row_bytes,
                         scale_row(config, first) * g.block_cols};
-    piece.config.partitions = (end - first) * kBlockRows;
+    piece.config.partitions = (end - first) * g.block_height;
     result.push_back(piece);
   }
   return result;

@@ -293,5 +293,22 @@ expect_output "unnamed row named" "no slot names it"
 expect_status 1 "verify the wrong shape" "$mx" verify --input "$work/tall.npy" --in-dtype bfloat16 --out-dtype e4m3 \
   --data "$work/v.d.npy" --scale "$work/e.s.npy"
 expect_output "wrong shape named" "v.d.npy: shape"
+# A profile with 1x32 blocks (ocp-floor): scale tensor [P, F/32], a block is 32 columns of one row.
+"$python" -c "import numpy as np; np.save('$work/wide.npy', np.random.default_rng(2).integers(0x3000, 0x4800, (3, 64)).astype('<u2'))"
+"$mx" quantize --backend oracle --profile ocp-floor --quiet --input "$work/wide.npy" --in-dtype bfloat16 --out-dtype e4m3 \
+  --data "$work/w.d.npy" --scale "$work/w.s.npy"
+expect_status 0 "verify an ocp-floor tensor" "$mx" verify --profile ocp-floor --input "$work/wide.npy" --in-dtype bfloat16 \
+  --out-dtype e4m3 --data "$work/w.d.npy" --scale "$work/w.s.npy"
+expect_status 1 "verify a 3-row tensor with neuron's 8x4 blocks" "$mx" verify --input "$work/wide.npy" \
+  --in-dtype bfloat16 --out-dtype e4m3 --data "$work/w.d.npy" --scale "$work/w.s.npy"
+expect_output "the block rule named" "P must be a multiple of 8"
+"$python" -c "
+import numpy as np
+d = np.load('$work/w.d.npy'); d[2, 63] ^= 1; np.save('$work/w2.d.npy', d)"
+expect_status 2 "verify an ocp-floor byte flipped" "$mx" verify --profile ocp-floor --input "$work/wide.npy" --in-dtype bfloat16 \
+  --out-dtype e4m3 --data "$work/w2.d.npy" --scale "$work/w.s.npy" --repro "$work/w.repro.yaml"
+expect_output "the 1x32 block named" "block \(group 2, column 1\) rows 2-2, columns 32-63"
+expect_status 0 "the 1x32 repro replays against the oracle" "$mx" replay "$work/w.repro.yaml" --backend oracle
+check "the 1x32 repro is one block" grep -Eq "^ *shape: \[1, 32\]" "$work/w.repro.yaml"
 
 finish bundle_test

@@ -95,5 +95,53 @@ TEST(BlockOfSite, AScaleByteGivesTheGroupItsRowHolds) {
   EXPECT_FALSE(block_of_site(config, input, "input 3", block, block_input));
 }
 
+// A 1x32 block is 32 consecutive elements of one row (ocp-floor's geometry): with P = 2, F = 64
+// FP8 byte 100 is row 1, column 36, so block column 1 of row 1: elements 96..127.
+TEST(BlockOfSite, A1x32BlockIsOneRowOf32) {
+  QuantizeConfig config;
+  config.output = OutputDtype::kFloat8E4m3fn;
+  apply_profile(config, ProfileId::kOcpFloor);
+  config.partitions = 2;
+  config.free = 64;
+  std::vector<std::uint16_t> input(config.partitions * config.free);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  QuantizeConfig block;
+  std::vector<std::uint16_t> block_input;
+  ASSERT_TRUE(block_of_site(config, input, "data 100", block, block_input));
+  EXPECT_EQ(block.partitions, 1u);
+  EXPECT_EQ(block.free, 32u);
+  ASSERT_EQ(block_input.size(), 32u);
+  EXPECT_EQ(block_input[0], 96);
+  EXPECT_EQ(block_input[31], 127);
+  // Scale tensor [P][F/32]: byte 2 is row 1's first block.
+  ASSERT_TRUE(block_of_site(config, input, "scale 2", block, block_input));
+  EXPECT_EQ(block_input[0], 64);
+  EXPECT_FALSE(block_of_site(config, input, "scale 4", block, block_input));  // past [2][2]
+}
+
+// A 32x1 block is one column of 32 partitions: with P = 64, F = 2 FP8 byte 67 is row 33,
+// column 1, so group 1, column 1: elements (32 + r) * 2 + 1.
+TEST(BlockOfSite, A32x1BlockIsOneColumnOf32) {
+  QuantizeConfig config;
+  config.output = OutputDtype::kFloat8E4m3fn;
+  apply_profile(config, ProfileId::kMicroxcaling);
+  config.block_shape = BlockShape::k32x1;
+  config.partitions = 64;
+  config.free = 2;
+  std::vector<std::uint16_t> input(config.partitions * config.free);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  QuantizeConfig block;
+  std::vector<std::uint16_t> block_input;
+  ASSERT_TRUE(block_of_site(config, input, "data 67", block, block_input));
+  EXPECT_EQ(block.partitions, 32u);
+  EXPECT_EQ(block.free, 1u);
+  ASSERT_EQ(block_input.size(), 32u);
+  EXPECT_EQ(block_input[0], 32 * 2 + 1);
+  EXPECT_EQ(block_input[31], 63 * 2 + 1);
+  ASSERT_TRUE(block_of_site(config, input, "scale 2", block, block_input));  // [P/32][F]: group 1, column 0
+  EXPECT_EQ(block_input[0], 64);
+  EXPECT_EQ(block_input[1], 66);
+}
+
 }  // namespace
 }  // namespace mxconform::certify

@@ -11,6 +11,7 @@
 #include "certification.h"
 #include "corpus_loader.h"
 #include "mxconform/difference.h"
+#include "mxconform/profile.h"
 #include "repro_writer.h"
 #include "shrink.h"
 #include "test_backends.h"
@@ -102,6 +103,35 @@ INSTANTIATE_TEST_SUITE_P(PlantedFaults, MultiBlockShrink,
                                            MultiBlockFault{MXCONFORM_TEST_BACKEND_LARGE_P_BUG, 64, 4},
                                            MultiBlockFault{MXCONFORM_TEST_BACKEND_TAIL_COLUMN_BUG, 8, 36},
                                            MultiBlockFault{MXCONFORM_TEST_BACKEND_LAST_COLUMN_BLOCK_BUG, 8, 8}));
+
+// A profile with 1x32 blocks (ocp-floor) shrinks in whole 1x32 blocks: ties away (microxcaling's
+// rule) declared as ocp-floor (RNE) fails on one tie, in block (row 2, column block 1) of a
+// [4, 96] tensor, and ends as that block alone, [1, 32], with the tie as its one non-zero.
+// A block of 1.0 (bf16 0x3F80) and one 1.0625 (0x3F88): amax 1.0625, scale 2^-8 (floor rule, e4m3's
+// emax 8), 1.0625 * 2^8 = 272 lies halfway between e4m3's 256 and 288; RNE keeps 256, away gives 288.
+TEST(Shrink, A1x32ProfileShrinksInItsOwnBlocks) {
+  QuantizeConfig config = e4m3(4, 96);
+  apply_profile(config, ProfileId::kOcpFloor);
+  std::vector<std::uint16_t> input = ordinary_values(4 * 96, 99);
+  for (std::size_t c = 32; c < 64; ++c) input[2 * 96 + c] = 0x3F80;
+  input[2 * 96 + 45] = 0x3F88;
+  IsolatedBackend backend(MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_AS_OCP_FLOOR, WorkerLimits{5, 0});
+  const Observed original = observe(backend, config, input);
+  ASSERT_EQ(original.result.outcome, Outcome::kWrongResult) << original.result.detail;
+  ASSERT_TRUE(original.signature.comparison && original.signature.comparison->first_data());
+  EXPECT_EQ(original.signature.comparison->first_data()->group, 2u);
+  EXPECT_EQ(original.signature.comparison->first_data()->column_block, 1u);
+
+  const ShrunkCase shrunk = shrink_failure(backend, config, input, original.result, original.signature);
+  EXPECT_EQ(shrunk.config.partitions, 1u);
+  EXPECT_EQ(shrunk.config.free, 32u);
+  EXPECT_EQ(non_zero_elements(shrunk.config, shrunk.input), 1u);
+  EXPECT_EQ(shrunk.signature.text, original.signature.text);
+  const corpus::CorpusCase repro = corpus::make_repro_case(shrunk.config, shrunk.input, "shrink-test", 1);
+  EXPECT_EQ(replayed_signature(MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_AS_OCP_FLOOR,
+                               corpus::format_corpus_file({repro}, "test")),
+            original.signature.text);
+}
 
 TEST(Shrink, KeepsTheBugItStartedFrom) {
   IsolatedBackend backend(MXCONFORM_TEST_BACKEND_TWO_BUGS, WorkerLimits{5, 0});

@@ -1,6 +1,6 @@
 #pragma once
 // Quantizing one tensor on several threads (oneTBB). The tensor is cut on partition-group (block
-// row) boundaries into pieces, each quantized as its own sub-tensor: P' = 8 * groups, the same F
+// row) boundaries into pieces, each quantized as its own sub-tensor: P' = block height * groups, the same F
 // and knobs. A piece starts only where a sub-tensor reproduces the whole tensor's bytes, so the
 // output is byte-identical for every thread count:
 // - physical scale layout: at a multiple of 4 groups, where scale_slot(first + j) =
@@ -16,10 +16,10 @@
 
 namespace mxconform {
 
-// One piece: partition groups [first_group, first_group + config.partitions / 8) of the whole.
+// One piece: block rows [first_group, first_group + config.partitions / block height) of the whole.
 struct QuantizePiece {
   std::size_t first_group;
-  QuantizeConfig config;     // the sub-tensor: P' = 8 * its groups, the whole's F and knobs
+  QuantizeConfig config;     // the sub-tensor: P' = block height * its groups, the whole's F and knobs
   std::size_t input_offset;  // input elements before the piece's first one
   std::size_t data_offset;   // data bytes before the piece's first one
   std::size_t scale_offset;  // scale bytes before scale_row(whole, first_group)
