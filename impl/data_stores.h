@@ -3,7 +3,9 @@
 // non-temporal (streaming) stores, and how streaming stores are grouped into cache lines.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
+#include "mxconform/cpu_features.h"
 #include "mxconform/dtype.h"
 #include "mxconform/quantize_config.h"
 
@@ -11,7 +13,8 @@ namespace mxconform::impl::simd {
 
 enum class DataStores {
   kOrdinary,   // ordinary stores, straight from each chunk's rows
-  kStreaming,  // non-temporal stores straight from each chunk's rows: each row is whole lines (FP8)
+  kStreaming,  // non-temporal stores straight from each chunk's rows: whole lines (FP8), half
+               // lines (FP4)
   kStreamingLines,  // FP4: a chunk's row is half a line; two chunks' rows are gathered in an L1
                     // buffer and each line leaves in one go, non-temporal
 };
@@ -21,28 +24,49 @@ inline constexpr std::size_t kCacheLineBytes = 64;
 // stores are as fast; above it, streaming stores skip the read-for-ownership of every line.
 inline constexpr std::size_t kStreamingThreshold = std::size_t{4} << 20;
 
-// The data stores for a quantize writing `data_bytes` bytes at `data` (both SIMD kernels write a
-// chunk row of 64 FP8 bytes or 32 FP4 bytes; FP4 pairs two chunks per line).
+// How FP4 rows stream. A chunk writes 32 bytes, half a line, of each of its 8 rows.
+enum class Fp4Streaming {
+  kHalfLines,   // each chunk's half lines leave as they are (DataStores::kStreaming)
+  kWholeLines,  // two chunks' halves are gathered and leave as whole lines (kStreamingLines)
+};
+
+// The decision for a CPU by its maker.
 //
-// Why whole lines: a non-temporal store goes to a write-combining buffer that leaves as one
-// 64-byte write only when full; a partial buffer, evicted because the core ran out of them, leaves
-// as several partial writes. A chunk writes 8 row streams at once. With 32 of each line's 64 bytes
-// per visit (the FP4 rows before this decision), Intel cores, which have fewer fill buffers,
-// collapsed: the issue reports avx2 BF16 -> FP4 at sol_ratio 0.36 on a Sapphire Rapids class
-// machine against 0.96 for FP8, whose rows are whole lines; Zen 3 gave 0.65. Whole lines per stream
-// are what both vendors' guides ask for, so the choice does not depend on the vendor. Measured on
-// AMD EPYC family 26 (Zen 5 class) only, where the gathering costs about 10 % at 64 MiB against
-// half lines (README.md, "Performance"); no Intel machine was available to measure whether it
-// cures the collapse. If Intel shows no gain, half lines on AMD are the better choice.
+// A non-temporal store goes to a write-combining buffer that leaves as one 64-byte write only
+// when full; a partial buffer, evicted because the core ran out of them, leaves as several partial
+// writes. A chunk opens 8 row streams at once, and with half a line per visit each buffer waits
+// for the next chunk to fill it. Intel cores, with fewer fill buffers, collapsed on that: the
+// issue reports avx2 BF16 -> FP4 at sol_ratio 0.36 on a Sapphire Rapids class machine against 0.96
+// for FP8, whose rows are whole lines. AMD's cores did not (Zen 3: 0.65), and on AMD EPYC family 26
+// (Zen 5 class) gathering costs about 10 % at 64 MiB against half lines (README.md, "Performance"):
+// so whole lines on Intel and on any CPU not measured, half lines on AMD.
+constexpr Fp4Streaming fp4_streaming_for(CpuVendor vendor) {
+  return vendor == CpuVendor::kAmd ? Fp4Streaming::kHalfLines : Fp4Streaming::kWholeLines;
+}
+
+// This process's choice: MXCONFORM_FP4_STREAMING=half-lines or whole-lines when set (to measure
+// one against the other on one machine; any other value is ignored with a note on stderr), else
+// fp4_streaming_for(this CPU's vendor), read once; or what force_fp4_streaming last set.
+Fp4Streaming fp4_streaming();
+// Makes every later quantize of this process stream FP4 rows as `streaming` (a test of both ways
+// on one machine, a bench of one against the other); std::nullopt goes back to fp4_streaming's own
+// choice.
+void force_fp4_streaming(std::optional<Fp4Streaming> streaming);
+// "half-lines" or "whole-lines".
+const char* name(Fp4Streaming streaming);
+
+// The data stores for a quantize writing `data_bytes` bytes at `data` (both SIMD kernels write a
+// chunk row of 64 FP8 bytes or 32 FP4 bytes), FP4 rows streaming as `fp4`.
 //
 // Streaming needs the output lines aligned: data on a 64-byte boundary and every row a whole
 // number of lines, which for FP4 also makes a row an even number of 64-column chunks.
-inline DataStores choose_data_stores(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes) {
-  const bool fp4 = is_fp4(config.output);
-  const std::size_t row_bytes = fp4 ? config.free / 2 : config.free;
+inline DataStores choose_data_stores(const QuantizeConfig& config, const std::uint8_t* data, std::size_t data_bytes,
+                                     Fp4Streaming fp4 = fp4_streaming()) {
+  const bool is_fp4_output = is_fp4(config.output);
+  const std::size_t row_bytes = is_fp4_output ? config.free / 2 : config.free;
   const bool whole_lines = reinterpret_cast<std::uintptr_t>(data) % kCacheLineBytes == 0 && row_bytes % kCacheLineBytes == 0;
   if (data_bytes < kStreamingThreshold || !whole_lines) return DataStores::kOrdinary;
-  return fp4 ? DataStores::kStreamingLines : DataStores::kStreaming;
+  return is_fp4_output && fp4 == Fp4Streaming::kWholeLines ? DataStores::kStreamingLines : DataStores::kStreaming;
 }
 
 }  // namespace mxconform::impl::simd

@@ -130,12 +130,12 @@ using TensorKernel = void (*)(const QuantizeConfig&, const Tensor&);
 
 // The one dispatch point: the kernel instantiation for the dtypes, parity and data stores.
 // `Kernels::kernel<kInput, kElement, kHighParity, kStores>` names each.
-// choose_data_stores streams FP8 rows straight and FP4 rows through lines, never the other way:
-// the two streaming kinds share one instantiation per element family.
+// choose_data_stores never gathers FP8 rows (they are whole lines already): FP8 shares its
+// straight streaming instantiation with kStreamingLines; FP4 has one of each.
 template <class Kernels, InputDtype kInput, DataStores kStores>
 TensorKernel select_for(const QuantizeConfig& config) {
   constexpr DataStores kFp8 = kStores == DataStores::kStreamingLines ? DataStores::kStreaming : kStores;
-  constexpr DataStores kFp4 = kStores == DataStores::kStreaming ? DataStores::kStreamingLines : kStores;
+  constexpr DataStores kFp4 = kStores;
   switch (info(config.output).element) {
     case ElementKind::kFp8E4m3fn: return Kernels::template kernel<kInput, ElementKind::kFp8E4m3fn, 0, kFp8>;
     case ElementKind::kFp8E5m2: return Kernels::template kernel<kInput, ElementKind::kFp8E5m2, 0, kFp8>;

@@ -108,4 +108,31 @@ CpuFeatures CpuFeatures::detect() {
   return features;
 }
 
+CpuVendor detect_cpu_vendor() {
+#if defined(__x86_64__) || defined(__i386__)
+  // Leaf 0: the vendor string in EBX, EDX, ECX, four characters each.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return CpuVendor::kOther;
+  char vendor[12];
+  for (int i = 0; i < 4; ++i) {
+    vendor[i] = static_cast<char>(ebx >> (8 * i));
+    vendor[4 + i] = static_cast<char>(edx >> (8 * i));
+    vendor[8 + i] = static_cast<char>(ecx >> (8 * i));
+  }
+  const std::string_view text(vendor, sizeof vendor);
+  if (text == "GenuineIntel") return CpuVendor::kIntel;
+  if (text == "AuthenticAMD") return CpuVendor::kAmd;
+#endif
+  return CpuVendor::kOther;
+}
+
+std::string_view name(CpuVendor vendor) {
+  switch (vendor) {
+    case CpuVendor::kIntel: return "Intel";
+    case CpuVendor::kAmd: return "AMD";
+    case CpuVendor::kOther: break;
+  }
+  return "other";
+}
+
 }  // namespace mxconform

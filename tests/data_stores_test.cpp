@@ -1,6 +1,7 @@
 // The data-store decision of the SIMD kernels (impl/data_stores.h), and the streaming paths it
 // picks: at the threshold size, every SIMD built-in this CPU runs writes the oracle's bytes with
-// non-temporal row stores (FP8) and with FP4 rows gathered into whole lines. Expected bytes come
+// non-temporal row stores (FP8) and with FP4 rows both ways (half lines, and gathered into whole
+// lines), whichever this CPU's vendor gets by default. Expected bytes come
 // from oracle::quantize; the decisions are derived by hand from the 64-byte line.
 #include <algorithm>
 #include <cstdlib>
@@ -51,10 +52,34 @@ TEST(ChooseDataStores, LargeFp8RowsOfWholeLinesStreamStraight) {
   EXPECT_EQ(choose_data_stores(config, data.get(), std::size_t{4} << 20), DataStores::kStreaming);
 }
 
-TEST(ChooseDataStores, LargeFp4RowsGatherWholeLines) {
+TEST(ChooseDataStores, LargeFp4RowsStreamAsTheCpuAsks) {
   const LineBuffer data = line_aligned(kLine);
   const QuantizeConfig config = config_of(OutputDtype::kFloat4E2m1fnX4, 1024, 8192);  // rows of 64 lines
-  EXPECT_EQ(choose_data_stores(config, data.get(), std::size_t{4} << 20), DataStores::kStreamingLines);
+  EXPECT_EQ(choose_data_stores(config, data.get(), std::size_t{4} << 20, Fp4Streaming::kWholeLines),
+            DataStores::kStreamingLines);
+  EXPECT_EQ(choose_data_stores(config, data.get(), std::size_t{4} << 20, Fp4Streaming::kHalfLines), DataStores::kStreaming);
+  // FP8 rows are whole lines either way.
+  EXPECT_EQ(choose_data_stores(config_of(OutputDtype::kFloat8E4m3fn, 512, 8192), data.get(), std::size_t{4} << 20,
+                               Fp4Streaming::kWholeLines),
+            DataStores::kStreaming);
+}
+
+// Whole lines where the half-line collapse was seen (Intel) and wherever nothing was measured;
+// half lines on AMD, where gathering only costs.
+TEST(Fp4Streaming, WholeLinesExceptOnAmd) {
+  EXPECT_EQ(fp4_streaming_for(CpuVendor::kIntel), Fp4Streaming::kWholeLines);
+  EXPECT_EQ(fp4_streaming_for(CpuVendor::kOther), Fp4Streaming::kWholeLines);
+  EXPECT_EQ(fp4_streaming_for(CpuVendor::kAmd), Fp4Streaming::kHalfLines);
+}
+
+TEST(Fp4Streaming, ForcingOverridesAndReleases) {
+  const Fp4Streaming own = fp4_streaming();
+  force_fp4_streaming(Fp4Streaming::kHalfLines);
+  EXPECT_EQ(fp4_streaming(), Fp4Streaming::kHalfLines);
+  force_fp4_streaming(Fp4Streaming::kWholeLines);
+  EXPECT_EQ(fp4_streaming(), Fp4Streaming::kWholeLines);
+  force_fp4_streaming(std::nullopt);
+  EXPECT_EQ(fp4_streaming(), own);
 }
 
 TEST(ChooseDataStores, OutputsOffTheLineGridUseOrdinaryStores) {
@@ -118,14 +143,18 @@ StreamingCase streaming_case(InputDtype input, OutputDtype output) {
   return c;
 }
 
-class StreamingStores : public testing::TestWithParam<std::tuple<InputDtype, OutputDtype>> {};
+class StreamingStores : public testing::TestWithParam<std::tuple<InputDtype, OutputDtype, Fp4Streaming>> {};
 
 TEST_P(StreamingStores, EverySimdBuiltInWritesTheOraclesBytes) {
-  const auto [input, output] = GetParam();
+  const auto [input, output, fp4] = GetParam();
   const StreamingCase c = streaming_case(input, output);
   const Geometry g = geometry(c.config);
   const LineBuffer data = line_aligned(g.data_bytes);
-  ASSERT_NE(choose_data_stores(c.config, data.get(), g.data_bytes), DataStores::kOrdinary);
+  ASSERT_NE(choose_data_stores(c.config, data.get(), g.data_bytes, fp4), DataStores::kOrdinary);
+  force_fp4_streaming(fp4);
+  struct Release {
+    ~Release() { force_fp4_streaming(std::nullopt); }
+  } release;
   for (const Subject* subject : built_in_subjects()) {
     if (subject->is_reference() || subject->name() == "scalar" || !runnable_here(*subject)) continue;
     std::vector<std::uint8_t> scale(g.scale_bytes, kSentinel);
@@ -141,9 +170,11 @@ TEST_P(StreamingStores, EverySimdBuiltInWritesTheOraclesBytes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AtTheThreshold, StreamingStores,
-                         testing::Values(std::tuple{InputDtype::kBfloat16, OutputDtype::kFloat4E2m1fnX4},
-                                         std::tuple{InputDtype::kFloat16, OutputDtype::kFloat4E2m1fnX4},
-                                         std::tuple{InputDtype::kBfloat16, OutputDtype::kFloat8E4m3fn}));
+                         testing::Values(std::tuple{InputDtype::kBfloat16, OutputDtype::kFloat4E2m1fnX4, Fp4Streaming::kWholeLines},
+                                         std::tuple{InputDtype::kFloat16, OutputDtype::kFloat4E2m1fnX4, Fp4Streaming::kWholeLines},
+                                         std::tuple{InputDtype::kBfloat16, OutputDtype::kFloat4E2m1fnX4, Fp4Streaming::kHalfLines},
+                                         std::tuple{InputDtype::kFloat16, OutputDtype::kFloat4E2m1fnX4, Fp4Streaming::kHalfLines},
+                                         std::tuple{InputDtype::kBfloat16, OutputDtype::kFloat8E4m3fn, Fp4Streaming::kWholeLines}));
 
 }  // namespace
 }  // namespace mxconform::impl::simd

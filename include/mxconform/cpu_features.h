@@ -1,6 +1,7 @@
 #pragma once
 // x86 CPU features an implementation may need, detected once at run time.
 #include <string>
+#include <string_view>
 
 namespace mxconform {
 
@@ -29,5 +30,12 @@ struct CpuFeatures {
   // The features of the CPU this process runs on.
   static CpuFeatures detect();
 };
+
+// Who made the CPU, from CPUID leaf 0's vendor string: kernels that tune their memory traffic to
+// a vendor's write-combining behaviour ask (impl/data_stores.h).
+enum class CpuVendor { kIntel, kAmd, kOther };
+CpuVendor detect_cpu_vendor();
+// "Intel", "AMD" or "other".
+std::string_view name(CpuVendor vendor);
 
 }  // namespace mxconform
