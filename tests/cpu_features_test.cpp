@@ -3,6 +3,8 @@
 #include "mxconform/cpu_features.h"
 
 #include <cstdio>
+#include <fstream>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -57,6 +59,26 @@ TEST(CpuFeatures, DetectReportsAvx512SubsetsOnlyWithFoundation) {
   } else {
     EXPECT_TRUE(here.avx2) << "every AVX-512 CPU has AVX2";
   }
+}
+
+// The vendor against the kernel's own reading of CPUID: /proc/cpuinfo's vendor_id line.
+TEST(CpuVendor, AgreesWithProcCpuinfo) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, vendor_id;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("vendor_id", 0) == 0) {
+      vendor_id = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  if (vendor_id.empty()) GTEST_SKIP() << "no vendor_id line in /proc/cpuinfo";
+  const CpuVendor expected = vendor_id == "GenuineIntel" ? CpuVendor::kIntel
+                             : vendor_id == "AuthenticAMD" ? CpuVendor::kAmd
+                                                           : CpuVendor::kOther;
+  EXPECT_EQ(detect_cpu_vendor(), expected) << "vendor_id " << vendor_id;
+  EXPECT_EQ(name(CpuVendor::kIntel), "Intel");
+  EXPECT_EQ(name(CpuVendor::kAmd), "AMD");
+  EXPECT_EQ(name(CpuVendor::kOther), "other");
 }
 
 }  // namespace
