@@ -273,11 +273,13 @@ void dequantize_profile(const QuantizeConfig& config, const std::uint8_t* data, 
     const std::size_t scale_row = config.scale_layout == ScaleLayout::kPhysical ? physical_scale_row(br) : br;
     for (std::size_t col = 0; col < f; ++col) {
       const std::size_t k = row * f + col;
-      std::uint32_t code = data[k];
-      if (fp4) {
+      std::uint32_t code = 0;
+      if (fp4) {  // the data buffer holds P*F/2 bytes: element k is a nibble of byte position / 2
         const std::size_t position = nibble_position(k, config.fp4_lane_stride);
         const bool high = static_cast<int>(position % 2) == config.fp4_high_parity;
         code = high ? data[position / 2] >> 4 : data[position / 2] % 16;
+      } else {
+        code = data[k];
       }
       const int e8m0 = scale[scale_row * g.block_cols + col / g.block_width];
       const Value element = decode(format, code);

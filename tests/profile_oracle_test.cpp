@@ -92,5 +92,27 @@ TEST(ProfileOracle, ProfilesValidateTheirKnobs) {
   EXPECT_THROW(parse_profile("torchao"), Error);
 }
 
+// FP4 data is P*F/2 bytes: dequantize reads each element's nibble and nothing past the buffer
+// (an exact-size vector: AddressSanitizer reports any read beyond it). ocp-floor packs element
+// 2j in byte j's low nibble and 2j+1 in its high one; e2m1 codes 0-7 are 0, 0.5, 1, 1.5, 2, 3, 4, 6
+// (OCP MX v1.0 table), scaled by 2^(128 - 127) = 2.
+TEST(ProfileOracle, Fp4DequantizeReadsOnlyItsNibbles) {
+  QuantizeConfig config;
+  config.output = OutputDtype::kFloat4E2m1fnX4;
+  apply_profile(config, ProfileId::kOcpFloor);
+  config.partitions = 1;
+  config.free = 32;
+  std::vector<std::uint8_t> data(16);
+  for (std::size_t j = 0; j < data.size(); ++j) data[j] = static_cast<std::uint8_t>(j % 8 | (7 - j % 8) << 4);
+  const std::vector<std::uint8_t> scale(1, 128);
+  std::vector<float> output(32);
+  dequantize_profile(config, data.data(), scale.data(), output.data());
+  const float e2m1[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+  for (std::size_t j = 0; j < data.size(); ++j) {
+    EXPECT_EQ(output[2 * j], 2 * e2m1[j % 8]) << "element " << 2 * j;
+    EXPECT_EQ(output[2 * j + 1], 2 * e2m1[7 - j % 8]) << "element " << 2 * j + 1;
+  }
+}
+
 }  // namespace
 }  // namespace mxconform::oracle
