@@ -33,7 +33,7 @@ std::vector<std::shared_ptr<const Subject>> subjects(const ReplayOptions& option
       if (runnable_here(*impl)) {
         out.push_back(open_subject(std::string(impl->name())));
       } else {
-        std::cout << styled("SKIPPED", Style::kWarn, colour) << "  backend " << impl->name() << ": needs CPU features "
+        std::cout << styled("SKIPPED", Style::kWarn, colour) << "  backend " << safe_text(impl->name()) << ": needs CPU features "
                   << impl->required_features().to_string() << ", this CPU has " << CpuFeatures::detect().to_string() << "\n";
       }
     }
@@ -94,7 +94,7 @@ int run_replay(const ReplayOptions& options) {
   std::size_t id_width = 0;
   std::size_t backend_width = 0;
   for (const auto& c : cases) id_width = std::max(id_width, safe_text(c.id).size());
-  for (const auto& impl : backends) backend_width = std::max(backend_width, impl->name().size());
+  for (const auto& impl : backends) backend_width = std::max(backend_width, safe_text(impl->name()).size());
   const std::size_t verdict_width = kUnsupportedWord.size();
 
   std::size_t passed = 0;
@@ -108,7 +108,7 @@ int run_replay(const ReplayOptions& options) {
       if (is_failure(result.outcome)) failures.emplace_back(&c, impl.get());
       if (options.failures_only && result.outcome == Outcome::kPass) continue;
       std::cout << styled(padded(verdict_word(result.outcome), verdict_width), verdict_style(result.outcome), colour)
-                << "  " << padded(impl->name(), backend_width) << "  " << padded(safe_text(c.id), id_width) << "  "
+                << "  " << padded(safe_text(impl->name()), backend_width) << "  " << padded(safe_text(c.id), id_width) << "  "
                 << safe_text(corpus::to_string(c.location)) << "\n";
       if (result.outcome == Outcome::kUnsupported) std::cout << "    " << safe_text(result.reason) << "\n";
       if (!is_failure(result.outcome)) continue;
@@ -128,8 +128,16 @@ int run_replay(const ReplayOptions& options) {
             << unsupported << " not supported\n";
   if (!failures.empty()) {
     const auto& [c, impl] = failures.front();
-    std::cout << "explain the first failure: mxconform explain --corpus " << safe_text(c->location.file) << " --id "
-              << safe_text(c->id) << " --backend " << impl->name() << "\n";
+    // A command to paste: each word shell-quoted, then escaped for the terminal. explain walks the
+    // neuron path only; a case of another profile is shown by replaying it alone.
+    if (c->config.profile == ProfileId::kNeuron) {
+      std::cout << "explain the first failure: mxconform explain --corpus " << safe_text(shell_word(c->location.file))
+                << " --id " << safe_text(shell_word(c->id)) << " --backend " << safe_text(shell_word(impl->name())) << "\n";
+    } else {
+      std::cout << "the first failure (" << safe_text(c->id) << ") is a " << name(c->config.profile)
+                << " case, which explain does not walk: mxconform replay " << safe_text(shell_word(c->location.file))
+                << " --backend " << safe_text(shell_word(impl->name())) << "\n";
+    }
   }
   return failures.empty() ? kExitSuccess : kExitNegativeVerdict;
 }

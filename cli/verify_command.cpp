@@ -169,7 +169,7 @@ int run_verify(int argc, char** argv) {
     write_file_atomically(repro_path, corpus::format_corpus_file({repro}, "mxconform verify: the first differing block of " +
                                                                               safe_text(data_path)),
                           force);
-    out << "repro written to " << safe_text(repro_path) << " (`mxconform replay " << safe_text(repro_path)
+    out << "repro written to " << safe_text(repro_path) << " (`mxconform replay " << safe_text(shell_word(repro_path))
         << " --backend NAME` runs it)\n";
   }
   std::cout << out.str();

@@ -189,12 +189,17 @@ std::string write_repro_file(const CorpusCase& c, const std::string& directory, 
   if (fs::is_regular_file(existing)) return path.string();
   if (fs::exists(existing)) throw Error(path.string() + ": exists and is not a regular file; not writing the repro there");
 
-  const std::string backend_flag = replay_backend.empty() ? "" : "--backend " + safe_text(replay_backend) + " ";
+  // Commands to paste: each word shell-quoted, then escaped (the header is text a terminal shows).
+  const std::string backend_flag = replay_backend.empty() ? "" : " --backend " + safe_text(shell_word(replay_backend));
+  const std::string file = safe_text(shell_word(path.string()));
+  // explain walks the neuron path only.
+  const std::string explain = c.config.profile != ProfileId::kNeuron
+                                  ? ""
+                                  : "\nExplain it with: mxconform explain --corpus " + file + " --id " +
+                                        safe_text(shell_word(c.id)) + backend_flag;
   const std::string text = format_corpus_file(
-      {c}, "A shrunk counterexample written by mxconform.\nReplay it with: mxconform replay " + backend_flag +
-               path.string() + "\nExplain it with: mxconform explain --corpus " + path.string() + " --id " + c.id +
-               (replay_backend.empty() ? "" : " --backend " + safe_text(replay_backend)) +
-               (note.empty() ? "" : "\n" + note));
+      {c}, "A shrunk counterexample written by mxconform.\nReplay it with: mxconform replay" + backend_flag + " " + file +
+               explain + (note.empty() ? "" : "\n" + note));
   // Whole or not at all, and never over an existing file.
   write_file_atomically(path.string(), text, false);
   return path.string();

@@ -233,7 +233,7 @@ class Explanation {
       about("source", safe_multiline_text(c->source));
     }
     about("config", describe(config));
-    if (r_.subject != nullptr) about("subject", std::string(r_.subject->name()) + " (its codes in the 'subject' column)");
+    if (r_.subject != nullptr) about("subject", safe_text(r_.subject->name()) + " (its codes in the 'subject' column)");
   }
 
   // "  label    text", the text wrapped at kWrapColumn with continuation lines under its start.

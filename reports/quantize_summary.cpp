@@ -74,7 +74,7 @@ std::string format_summary(const QuantizeConfig& config, const QuantizeSummary& 
                            const std::string& backend, const ThreadUse& threads, const std::string& input_path,
                            const std::string& data_path, const std::string& scale_path) {
   std::ostringstream text;
-  text << "mxconform quantize: backend " << backend << "\n";
+  text << "mxconform quantize: backend " << safe_text(backend) << "\n";
   text << "  threads    " << threads.threads << (threads.why_fewer.empty() ? "" : " (" + threads.why_fewer + ")") << "\n";
   text << "  input      " << safe_text(input_path) << "  " << name(config.input) << " [" << config.partitions << ", "
        << config.free << "]\n";
@@ -91,7 +91,7 @@ std::string format_dequantize_summary(const QuantizeConfig& config, const std::s
                                       const std::string& data_path, const std::string& scale_path,
                                       const std::string& output_path) {
   std::ostringstream text;
-  text << "mxconform dequantize: backend " << backend << "\n";
+  text << "mxconform dequantize: backend " << safe_text(backend) << "\n";
   describe_outputs(text, config, data_path, scale_path);
   text << "  output     " << safe_text(output_path) << "  float32 <f4 [" << config.partitions << ", " << config.free
        << "]\n";

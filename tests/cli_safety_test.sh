@@ -3,11 +3,12 @@
 # cli/option_values.cpp, src/atomic_file.cpp): exit statuses, one-line errors naming the flag,
 # outputs only over regular files and never over an input, and no escape sequence from a corpus
 # file reaching the terminal.
-# Usage: cli_safety_test.sh MXCONFORM_BINARY EXAMPLE_BF16_NPY CORPUS_DIR
+# Usage: cli_safety_test.sh MXCONFORM_BINARY EXAMPLE_BF16_NPY CORPUS_DIR EXAMPLE_PLUGIN_SO
 set -u
 mx=$1
 example=$2
 corpus=$3
+plugin=$4
 source "$(dirname "$0")/cli_checks.sh"
 
 # expect_status STATUS PATTERN ARGS...: mxconform ARGS exits with STATUS and, when PATTERN is not
@@ -180,5 +181,21 @@ status=$?
 check "replay of a failing case exits 2" test $status -eq 2
 check "replay prints no ESC byte from a file name" test "$(grep -c $'\x1b' "$work/out")" -eq 0
 check "replay shows the file name escaped" grep -qF 'bad\x1B]0;x\x07.yaml' "$work/out"
+
+# 7. A plug-in's path is the user's text too: every command that names the subject escapes it.
+hostile_plugin="$work/lib"$'\x1b'"]0;T"$'\x07\x1b'"[31mred.so"
+cp "$plugin" "$hostile_plugin"
+for command in "quantize" "replay" "explain"; do
+  case $command in
+    quantize) "$mx" quantize --input "$example" --in-dtype bfloat16 --out-dtype e4m3 --data "$work/hp.d.npy" \
+                --scale "$work/hp.s.npy" --force --backend "$hostile_plugin" > "$work/out" 2>&1 ;;
+    replay) "$mx" replay "$work/named" --backend "$hostile_plugin" > "$work/out" 2>&1 ;;
+    explain) "$mx" explain --input "$example" --in-dtype bfloat16 --out-dtype e4m3 --block 0,0 \
+               --backend "$hostile_plugin" > "$work/out" 2>&1 ;;
+  esac
+  check "$command with a hostile plug-in path prints no ESC byte" test "$(grep -c $'\x1b' "$work/out")" -eq 0
+  check "$command with a hostile plug-in path prints no BEL byte" test "$(grep -c $'\x07' "$work/out")" -eq 0
+  check "$command names the plug-in escaped" grep -qF 'lib\x1B]0;T\x07\x1B[31mred.so' "$work/out"
+done
 
 finish cli_safety
