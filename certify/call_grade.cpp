@@ -43,8 +43,14 @@ bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t
     }
     if (group == g.block_rows) return false;  // a row no slot names
   }
-  // The block's own shape: 8x4, 1x32 or 32x1 elements.
-  const std::size_t height = g.block_height, width = g.block_width, size = height * width;
+  // The block's own shape: 8x4, 1x32 or 32x1 elements. A 32x1 block of an x4 dtype (four
+  // elements of a row per container, so F % 4 == 0) comes with the three blocks beside it: the
+  // aligned [32, 4] window, which also holds both elements of an FP4 byte.
+  const std::size_t per_container = static_cast<std::size_t>(info(config.output).elements_per_container);
+  const std::size_t height = g.block_height;
+  const std::size_t width = g.block_width % per_container == 0 ? g.block_width : per_container;
+  const std::size_t first_column = column * g.block_width / width * width;
+  const std::size_t size = height * width;
   block_config = config;
   block_config.partitions = height;
   block_config.free = width;
@@ -53,7 +59,7 @@ bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t
   }
   block_input.assign(size, 0);
   for (std::size_t i = 0; i < size; ++i) {
-    block_input[i] = input[(group * height + i / width) * config.free + column * width + i % width];
+    block_input[i] = input[(group * height + i / width) * config.free + first_column + i % width];
   }
   return true;
 }

@@ -27,7 +27,9 @@ CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_
 
 // The block that byte `site` ("data N" or "scale N", as grade_call reports it) lies in, as a case
 // of its own: the block's 32 inputs, and `config` with the block's shape (8x4, 1x32 or 32x1; lane
-// stride 0 when its window does not fit one block). Returns false, changing nothing, when `site` names no byte of `config`.
+// stride 0 when its window does not fit one block). A 32x1 block of an x4 dtype comes as the
+// aligned [32, 4] window holding it (x4 dtypes need F % 4 == 0), which also holds both elements of
+// an FP4 byte. Returns false, changing nothing, when `site` names no byte of `config`.
 bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t>& input, const std::string& site,
                    QuantizeConfig& block_config, std::vector<std::uint16_t>& block_input);
 

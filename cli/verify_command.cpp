@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -117,13 +118,30 @@ int run_verify(int argc, char** argv) {
   for (std::size_t i = 0; i < data.bytes.size(); ++i) {
     if (data.bytes[i] == expected_data[i]) continue;
     ++data_differ;
-    const std::size_t element = is_fp4(config.output) ? element_at[2 * i] : i;
-    const std::size_t row = element / config.free, column = element % config.free;
-    BlockDifference& b = blocks[{row / g.block_height, column / g.block_width}];
-    if (b.data_bytes++ == 0 && b.scale_bytes == 0) {
-      b.first = "data byte " + std::to_string(i) + " (row " + std::to_string(i / g.data_row_bytes) + ", byte " +
-                std::to_string(i % g.data_row_bytes) + "): expected " + certify::hex_byte(expected_data[i]) + ", actual " +
-                certify::hex_byte(data.bytes[i]);
+    // The block of each element whose code differs: an FP4 byte holds two elements, which lie in
+    // different blocks when blocks are one column wide (32x1).
+    std::set<std::pair<std::size_t, std::size_t>> byte_blocks;
+    const auto add_element = [&](std::size_t element) {
+      const std::size_t row = element / config.free, column = element % config.free;
+      byte_blocks.insert({row / g.block_height, column / g.block_width});
+    };
+    if (!is_fp4(config.output)) {
+      add_element(i);
+    } else {
+      // Nibble position r of byte r / 2 goes high when (r & 1) == parity.
+      const std::uint8_t changed = data.bytes[i] ^ expected_data[i];
+      const std::size_t low = config.fp4_high_parity == 1 ? 2 * i : 2 * i + 1;
+      const std::size_t high = config.fp4_high_parity == 1 ? 2 * i + 1 : 2 * i;
+      if ((changed & 0x0F) != 0) add_element(element_at[low]);
+      if ((changed & 0xF0) != 0) add_element(element_at[high]);
+    }
+    for (const auto& where : byte_blocks) {
+      BlockDifference& b = blocks[where];
+      if (b.data_bytes++ == 0 && b.scale_bytes == 0) {
+        b.first = "data byte " + std::to_string(i) + " (row " + std::to_string(i / g.data_row_bytes) + ", byte " +
+                  std::to_string(i % g.data_row_bytes) + "): expected " + certify::hex_byte(expected_data[i]) +
+                  ", actual " + certify::hex_byte(data.bytes[i]);
+      }
     }
   }
 

@@ -310,5 +310,20 @@ expect_status 2 "verify an ocp-floor byte flipped" "$mx" verify --profile ocp-fl
 expect_output "the 1x32 block named" "block \(group 2, column 1\) rows 2-2, columns 32-63"
 expect_status 0 "the 1x32 repro replays against the oracle" "$mx" replay "$work/w.repro.yaml" --backend oracle
 check "the 1x32 repro is one block" grep -Eq "^ *shape: \[1, 32\]" "$work/w.repro.yaml"
+# 32x1 FP4 (microxcaling): a byte's two nibbles lie in two blocks; the high nibble of data byte
+# 1500 of a [64, 64] tensor (32 bytes a row: row 46, byte 28) is element (46, 57), block (1, 57).
+# Its repro is the [32, 4] window (FP4 needs F % 4 == 0).
+"$python" -c "import numpy as np; np.save('$work/col.npy', np.random.default_rng(3).integers(0x3000, 0x4800, (64, 64)).astype('<u2'))"
+"$mx" quantize --backend oracle --profile microxcaling --block-shape 32x1 --quiet --input "$work/col.npy" \
+  --in-dtype bfloat16 --out-dtype fp4 --data "$work/c.d.npy" --scale "$work/c.s.npy"
+"$python" -c "
+import numpy as np
+d = np.load('$work/c.d.npy'); d.reshape(-1)[1500] ^= 0x10; np.save('$work/c2.d.npy', d)"
+expect_status 2 "verify a 32x1 FP4 high nibble flipped" "$mx" verify --profile microxcaling --block-shape 32x1 \
+  --input "$work/col.npy" --in-dtype bfloat16 --out-dtype fp4 --data "$work/c2.d.npy" --scale "$work/c.s.npy" \
+  --repro "$work/c.repro.yaml"
+expect_output "the high nibble's block named" "block \(group 1, column 57\) rows 32-63, columns 57-57"
+expect_status 0 "the 32x1 FP4 repro replays against the oracle" "$mx" replay "$work/c.repro.yaml" --backend oracle
+check "the 32x1 FP4 repro is the [32, 4] window" grep -Eq "^ *shape: \[32, 4\]" "$work/c.repro.yaml"
 
 finish bundle_test

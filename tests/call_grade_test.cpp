@@ -143,5 +143,32 @@ TEST(BlockOfSite, A32x1BlockIsOneColumnOf32) {
   EXPECT_EQ(block_input[1], 66);
 }
 
+// FP4 with 32x1 blocks: a [32, 1] case would break the x4 rule (F % 4 == 0), so the block comes
+// as the aligned [32, 4] window holding it. With P = 32, F = 8 a row is 4 bytes: byte 5 is row 1,
+// elements 2 and 3 (block columns 2 and 3), in the window of columns 0-3.
+TEST(BlockOfSite, A32x1Fp4BlockComesAsItsFourColumnWindow) {
+  QuantizeConfig config;
+  config.output = OutputDtype::kFloat4E2m1fnX4;
+  apply_profile(config, ProfileId::kMicroxcaling);
+  config.block_shape = BlockShape::k32x1;
+  config.partitions = 32;
+  config.free = 8;
+  std::vector<std::uint16_t> input(config.partitions * config.free);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  QuantizeConfig block;
+  std::vector<std::uint16_t> block_input;
+  ASSERT_TRUE(block_of_site(config, input, "data 5", block, block_input));
+  EXPECT_EQ(block.partitions, 32u);
+  EXPECT_EQ(block.free, 4u);
+  EXPECT_NO_THROW(validate(block));
+  ASSERT_EQ(block_input.size(), 128u);
+  EXPECT_EQ(block_input[0], 0);
+  EXPECT_EQ(block_input[4], 8);             // row 1, column 0
+  EXPECT_EQ(block_input[127], 31 * 8 + 3);  // row 31, column 3
+  // Scale byte 6 is block column 6: the window of columns 4-7.
+  ASSERT_TRUE(block_of_site(config, input, "scale 6", block, block_input));
+  EXPECT_EQ(block_input[0], 4);
+}
+
 }  // namespace
 }  // namespace mxconform::certify
