@@ -308,17 +308,24 @@ class FileReader {
     }
   }
 
-  // The profile and block shape a case's config names, so that its shape is checked against its
-  // own blocks. Anything malformed is left for read_config to report.
-  void preset_block_shape(const YAML::Node& node, QuantizeConfig& config) {
+  // The profile and block shape a case's config names, read before its shape so that the shape is
+  // checked against its own blocks, and a profile or block shape that is unknown, or a block shape
+  // the profile does not have, is reported as itself rather than as a shape that does not fit.
+  // Anything else malformed in the config is left for read_config to report.
+  void preset_block_shape(const YAML::Node& node, const std::string& field, QuantizeConfig& config) {
     if (!node.IsMap()) return;
-    try {
-      const YAML::Node profile_node = node["profile"];
-      if (profile_node && profile_node.IsScalar()) apply_profile(config, parse_profile(profile_node.Scalar()));
-      const YAML::Node shape_node = node["block-shape"];
-      if (shape_node && shape_node.IsScalar()) config.block_shape = parse_block_shape(shape_node.Scalar());
-    } catch (const Error&) {
-    } catch (const YAML::Exception&) {
+    const YAML::Node profile_node = node["profile"];
+    if (profile_node) {
+      apply_profile(config, parse_at(profile_node, join(field, "profile"), parse_profile));
+    }
+    const YAML::Node shape_node = node["block-shape"];
+    if (shape_node) {
+      config.block_shape = parse_at(shape_node, join(field, "block-shape"), parse_block_shape);
+      const Profile& contract = profile(config.profile);
+      if ((contract.block_shapes >> static_cast<std::uint32_t>(config.block_shape) & 1) == 0) {
+        fail(shape_node, join(field, "block-shape"),
+             "block shape " + std::string(name(config.block_shape)) + " is not part of profile " + std::string(contract.name));
+      }
     }
   }
 
@@ -490,7 +497,7 @@ class FileReader {
     const YAML::Node& input_node = f.at("input");
     const Fields input = read_map(input_node, input_field, kInputKeys);
     c.config.input = parse_at(input.at("dtype"), join(input_field, "dtype"), parse_input_dtype);
-    preset_block_shape(f.at("config"), c.config);
+    preset_block_shape(f.at("config"), join(field, "config"), c.config);
     read_shape(input.at("shape"), join(input_field, "shape"), c.config);
     read_config(f.at("config"), join(field, "config"), c.config);
     c.input = read_elements(input, input_node, input_field, c.config);

@@ -99,6 +99,20 @@ TEST(CorpusLoaderErrors, UnknownKey) {
             "bad.yaml:2:1: unknown key 'version'; expected one of schema, cases");
 }
 
+// A misspelled profile, or a block shape its profile does not have, is reported at that field,
+// not as a shape that does not fit 8 x 4 blocks.
+TEST(CorpusLoaderErrors, ProfileAndBlockShapeNamedBeforeTheShape) {
+  const std::string wide = with("[8, 4]", "[1, 32]");
+  EXPECT_EQ(error_of(with("      out-dtype: float8_e4m3fn\n", "      out-dtype: float8_e4m3fn\n      profile: ocp_floor\n", wide)),
+            "bad.yaml:12:16: cases[0].config.profile: unknown profile 'ocp_floor'; expected one of neuron, nki-golden, "
+            "nki-golden-kernel, ocp-floor, torchao-rceil, transformer-engine-mxfp8, microxcaling, torchao-ceil, torchao-even");
+  EXPECT_EQ(error_of(with("      out-dtype: float8_e4m3fn\n",
+                          "      out-dtype: float8_e4m3fn\n      profile: ocp-floor\n      block-shape: 8x4\n", wide)),
+            "bad.yaml:13:20: cases[0].config.block-shape: block shape 8x4 is not part of profile ocp-floor");
+  EXPECT_EQ(error_of(with("      out-dtype: float8_e4m3fn\n", "      out-dtype: float8_e4m3fn\n      block-shape: 1x31\n", wide)),
+            "bad.yaml:12:20: cases[0].config.block-shape: unknown block shape '1x31'; expected 8x4, 1x32 or 32x1");
+}
+
 TEST(CorpusLoaderErrors, WrongType) {
   EXPECT_EQ(error_of(with("[8, 4]", "8")), "bad.yaml:8:14: cases[0].input.shape: expected [P, F], got '8'");
   EXPECT_EQ(error_of(with("why: A valid case.", "why: [a, b]")), "bad.yaml:4:10: cases[0].why: expected text, got a list");
