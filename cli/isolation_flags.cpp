@@ -1,5 +1,7 @@
 #include "isolation_flags.h"
 
+#include <string>
+
 #include "isolated_subject.h"
 #include "mxconform/open_subject.h"
 #include "option_values.h"
@@ -12,7 +14,8 @@ void add_isolation_flags(CLI::App* command, IsolationFlags& flags, const std::st
                     "an isolated worker, where a crash or hang is " + what_a_failure_is);
   command->add_option_function<std::string>(
       "--timeout", [&flags](const std::string& text) { flags.timeout_seconds = parse_timeout_seconds("--timeout", text); },
-      "Per-call timeout in seconds of a subject in a worker before it counts as a hang (default 20)");
+      "Per-call timeout in seconds of a subject in a worker before it counts as a hang (default " +
+          std::to_string(static_cast<long long>(flags.timeout_seconds)) + ")");
 }
 
 std::shared_ptr<const Subject> open_flagged_subject(const std::string& spec, const IsolationFlags& flags) {

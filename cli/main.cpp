@@ -27,6 +27,7 @@
 #include "fingerprint_command.h"
 #include "command_line.h"
 #include "exit_status.h"
+#include "isolation_flags.h"
 #include "explain_command.h"
 #include "option_values.h"
 #include "quantize_summary.h"
@@ -51,6 +52,9 @@ struct KnobOptions {
   std::string block_shape;
   std::string backend;
   bool force = false;
+  // A plug-in or command runs in a worker: its crash or hang is an error naming it, not ours.
+  // One call quantizes the whole tensor, so the per-call timeout is longer than replay's.
+  IsolationFlags isolation{false, 600};
   // The knobs the user gave, which a profile's defaults do not replace.
   std::vector<const CLI::Option*> given;
 };
@@ -72,6 +76,7 @@ void add_knob_options(CLI::App& command, KnobOptions& knobs) {
                      "torchao-ceil, torchao-even, transformer-engine-mxfp8, microxcaling (docs/contract.md, Profiles)");
   command.add_option("--backend", knobs.backend, "The subject: a built-in name (`mxconform backends`), a plug-in PATH.so or 'cmd:COMMAND'");
   command.add_flag("--force", knobs.force, "Overwrite output files that already exist (regular files only)");
+  add_isolation_flags(&command, knobs.isolation, "an error naming the failure (crash, hang, write past the end, ...)");
 }
 
 // The profile's defaults first (include/mxconform/profile.h), then every knob the user gave.
@@ -97,9 +102,11 @@ std::string backend_or_default(const KnobOptions& knobs, const QuantizeConfig& c
   return "oracle";
 }
 
-// The subject --backend names (open_subject), refused when it does not support `config`.
-std::shared_ptr<const Subject> select_backend(const std::string& wanted, const QuantizeConfig& config) {
-  std::shared_ptr<const Subject> subject = open_subject(wanted);
+// The subject --backend names (a plug-in or command in a worker unless --in-process), refused
+// when it does not support `config`.
+std::shared_ptr<const Subject> select_backend(const std::string& wanted, const QuantizeConfig& config,
+                                              const IsolationFlags& isolation) {
+  std::shared_ptr<const Subject> subject = open_flagged_subject(wanted, isolation);
   const std::string reason = subject->unsupported_reason(config);
   if (!reason.empty()) {
     throw Error("backend '" + std::string(subject->name()) + "' does not support this configuration: " + reason);
@@ -110,7 +117,10 @@ std::shared_ptr<const Subject> select_backend(const std::string& wanted, const Q
 // The threads a quantize of `config` by `subject` runs on when `requested` are asked for.
 reports::ThreadUse thread_use(const Subject& subject, const QuantizeConfig& config, std::size_t requested) {
   if (requested > 1 && !quantizes_in_parallel(subject)) {
-    return {1, names_a_command(subject.name()) ? "a command subject runs on one thread" : "a plug-in backend runs on one thread"};
+    const char* why = subject.is_reference()            ? "the oracle runs on one thread"
+                      : names_a_command(subject.name()) ? "a command subject runs on one thread"
+                                                        : "a plug-in backend runs on one thread";
+    return {1, why};
   }
   const std::size_t pieces = split_into_pieces(config, requested).size();
   if (pieces < requested) {
@@ -132,7 +142,7 @@ int run_quantize(const std::string& input_path, const std::string& in_dtype, con
   config.free = input.free;
   apply_knobs(knobs, config);
   validate(config);
-  const std::shared_ptr<const Subject> subject = select_backend(backend_or_default(knobs, config), config);
+  const std::shared_ptr<const Subject> subject = select_backend(backend_or_default(knobs, config), config, knobs.isolation);
   const Subject& backend = *subject;
 
   const std::vector<std::uint16_t>& elements = input.bits;
@@ -165,7 +175,7 @@ int run_dequantize(const std::string& data_path, const std::string& scale_path, 
   const OutputTensors tensors = read_output_tensors(data_path, scale_path, config);
   const npy::Array& data = tensors.data;
   const npy::Array& scale = tensors.scale;
-  const std::shared_ptr<const Subject> subject = select_backend(backend_or_default(knobs, config), config);
+  const std::shared_ptr<const Subject> subject = select_backend(backend_or_default(knobs, config), config, knobs.isolation);
   const Subject& backend = *subject;
   npy::Array output{npy::ElementType::kFloat32, {config.partitions, config.free},
                     std::vector<std::uint8_t>(config.partitions * config.free * sizeof(float))};

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # replay and explain run a plug-in in certify's worker (certify/isolated_subject.h): a plug-in that
 # crashes or hangs is a failed case named by its outcome (exit 2), never a crash or hang of
-# mxconform, and the run goes on with a fresh worker.
+# mxconform, and the run goes on with a fresh worker. quantize too: there a crash or hang is an
+# error (exit 1) naming the outcome, and no output file is written.
 # Usage: subject_isolation_test.sh MXCONFORM CORPUS_CASES_DIR CRASH_ON_NAN_PLUGIN HANG_ON_ZERO_BLOCK_PLUGIN CORRECT_PLUGIN
 set -u
 mx=$1 cases=$2 crash=$3 hang=$4 plugin=$5
@@ -57,6 +58,39 @@ check "the same report either way" cmp -s "$work/isolated.txt" "$work/in_process
 check "explain --in-process exits 0" test $? -eq 0
 "$mx" explain --corpus "$cases/x4_dtypes.yaml" --id x4.e5m2-x4.zero-block --backend "$plugin" > "$work/e2.txt"
 check "explain isolated exits 0, the same explanation" cmp -s "$work/e1.txt" "$work/e2.txt"
+
+# quantize: the outputs of a plug-in that crashes or hangs are never written; exit 1 naming it.
+python3 - "$work/nan.npy" "$work/zero.npy" <<'EOF'
+import struct, sys
+def save(path, values):  # <u2 [8, 32] in npy format 1.0
+    header = "{'descr': '<u2', 'fortran_order': False, 'shape': (8, 32), }"
+    header += " " * (63 - len(header) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<256H", *values))
+save(sys.argv[1], [0x7FC0] + [0x3F80] * 255)
+save(sys.argv[2], [0] * 256)
+EOF
+for outcome in crash hang; do
+  if [[ $outcome == crash ]]; then failing=$crash input=$work/nan.npy; else failing=$hang input=$work/zero.npy; fi
+  SECONDS=0
+  timeout 60 "$mx" quantize --backend "$failing" --timeout 2 --input "$input" --in-dtype bfloat16 --out-dtype e4m3 \
+    --data "$work/q_$outcome.d.npy" --scale "$work/q_$outcome.s.npy" > "$work/q_$outcome.txt" 2>&1
+  status=$?
+  check "quantize with a plug-in that fails by $outcome exits 1 (not a signal): $status" test $status -eq 1
+  check "and within 30 s (quantize, $outcome)" test $SECONDS -lt 30
+  check "quantize names the outcome $outcome" grep -q "^mxconform quantize: error: $outcome: " "$work/q_$outcome.txt"
+  check "no data file written ($outcome)" test ! -e "$work/q_$outcome.d.npy"
+  check "no scale file written ($outcome)" test ! -e "$work/q_$outcome.s.npy"
+done
+"$mx" quantize --backend "$plugin" --input "$work/nan.npy" --in-dtype bfloat16 --out-dtype fp4 --quiet \
+  --data "$work/q.d.npy" --scale "$work/q.s.npy"
+check "quantize with a correct plug-in (isolated) exits 0" test $? -eq 0
+"$mx" quantize --backend "$plugin" --in-process --input "$work/nan.npy" --in-dtype bfloat16 --out-dtype fp4 --quiet \
+  --data "$work/q2.d.npy" --scale "$work/q2.s.npy"
+check "quantize --in-process exits 0" test $? -eq 0
+check "the same data either way" cmp -s "$work/q.d.npy" "$work/q2.d.npy"
+check "the same scales either way" cmp -s "$work/q.s.npy" "$work/q2.s.npy"
 
 # --timeout is checked as certify's.
 "$mx" replay "$cases" --backend "$plugin" --timeout 0 > /dev/null 2> "$work/err"
