@@ -18,6 +18,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "build_info.h"
+#include "git_commit.h"
 #include "call_grade.h"
 #include "class_cases.h"
 #include "corpus_loader.h"
@@ -513,7 +514,7 @@ ExportSummary export_bundle(const ExportOptions& options) {
   head << YAML::Key << "format" << YAML::Value << kFormatName;
   head << YAML::Key << "format_version" << YAML::Value << kBundleFormatVersion;
   head << YAML::Key << "mxconform_version" << YAML::Value << MXCONFORM_VERSION;
-  head << YAML::Key << "mxconform_commit" << YAML::Value << MXCONFORM_GIT_COMMIT;
+  head << YAML::Key << "mxconform_commit" << YAML::Value << git_commit();
   head << YAML::Key << "exported" << YAML::Value << now_utc();
   head << YAML::Key << "level" << YAML::Value << name(options.level);
   head << YAML::Key << "seed" << YAML::Value << std::to_string(options.seed);
@@ -627,7 +628,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   char resolved[4096];
   const std::string bundle = ::realpath(dir.c_str(), resolved) != nullptr ? std::string(resolved) : dir;
   h["mxconform_version"] = MXCONFORM_VERSION;
-  h["mxconform_commit"] = MXCONFORM_GIT_COMMIT;
+  h["mxconform_commit"] = git_commit();
   h["backend"] = "bundle:" + bundle;
   h["backend_name"] = "bundle";
   h["backend_version"] = "format " + std::to_string(kBundleFormatVersion);

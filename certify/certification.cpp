@@ -16,6 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "build_info.h"
+#include "git_commit.h"
 #include "call_grade.h"
 #include "campaign_cases.h"
 #include "class_cases.h"
@@ -215,7 +216,7 @@ void fill_header(const CertifyOptions& options, WorkerBackend& backend, const st
                  Certificate& certificate) {
   auto& h = certificate.header;
   h["mxconform_version"] = MXCONFORM_VERSION;
-  h["mxconform_commit"] = MXCONFORM_GIT_COMMIT;
+  h["mxconform_commit"] = git_commit();
   Sha256 corpus_hash;
   for (const std::string& file : corpus_files) {
     std::ifstream in(file, std::ios::binary);
