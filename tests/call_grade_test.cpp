@@ -16,6 +16,24 @@ QuantizeConfig five_groups() {
   return config;
 }
 
+// A profile's configuration of shape [P, F] with `shape` blocks.
+QuantizeConfig profile_config(ProfileId id, BlockShape shape, OutputDtype output, std::size_t partitions, std::size_t free) {
+  QuantizeConfig config;
+  config.output = output;
+  apply_profile(config, id);
+  config.block_shape = shape;
+  config.partitions = partitions;
+  config.free = free;
+  return config;
+}
+
+// Input element i holds the bit pattern i: a block's inputs say where they came from.
+std::vector<std::uint16_t> numbered_input(const QuantizeConfig& config) {
+  std::vector<std::uint16_t> input(config.partitions * config.free);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  return input;
+}
+
 struct Buffers {
   std::vector<std::uint8_t> data, scale, zero_rows;
   explicit Buffers(const QuantizeConfig& config)
@@ -69,8 +87,7 @@ TEST(GradeCall, ANamedScaleByteIsAWrongResultBeforeAnyDataByte) {
 
 TEST(BlockOfSite, ADataByteGivesItsBlockAlone) {
   const QuantizeConfig config = five_groups();
-  std::vector<std::uint16_t> input(config.partitions * config.free);
-  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  const std::vector<std::uint16_t> input = numbered_input(config);
   QuantizeConfig block;
   std::vector<std::uint16_t> block_input;
   // Byte 8 * 17 + 5: row 17, column 5 -> group 2, block column 1.
@@ -84,8 +101,7 @@ TEST(BlockOfSite, ADataByteGivesItsBlockAlone) {
 
 TEST(BlockOfSite, AScaleByteGivesTheGroupItsRowHolds) {
   const QuantizeConfig config = five_groups();
-  std::vector<std::uint16_t> input(config.partitions * config.free);
-  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  const std::vector<std::uint16_t> input = numbered_input(config);
   QuantizeConfig block;
   std::vector<std::uint16_t> block_input;
   ASSERT_TRUE(block_of_site(config, input, "scale 65", block, block_input));  // row 32 (group 4), column 1
@@ -98,13 +114,8 @@ TEST(BlockOfSite, AScaleByteGivesTheGroupItsRowHolds) {
 // A 1x32 block is 32 consecutive elements of one row (ocp-floor's geometry): with P = 2, F = 64
 // FP8 byte 100 is row 1, column 36, so block column 1 of row 1: elements 96..127.
 TEST(BlockOfSite, A1x32BlockIsOneRowOf32) {
-  QuantizeConfig config;
-  config.output = OutputDtype::kFloat8E4m3fn;
-  apply_profile(config, ProfileId::kOcpFloor);
-  config.partitions = 2;
-  config.free = 64;
-  std::vector<std::uint16_t> input(config.partitions * config.free);
-  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  const QuantizeConfig config = profile_config(ProfileId::kOcpFloor, BlockShape::k1x32, OutputDtype::kFloat8E4m3fn, 2, 64);
+  const std::vector<std::uint16_t> input = numbered_input(config);
   QuantizeConfig block;
   std::vector<std::uint16_t> block_input;
   ASSERT_TRUE(block_of_site(config, input, "data 100", block, block_input));
@@ -122,14 +133,9 @@ TEST(BlockOfSite, A1x32BlockIsOneRowOf32) {
 // A 32x1 block is one column of 32 partitions: with P = 64, F = 2 FP8 byte 67 is row 33,
 // column 1, so group 1, column 1: elements (32 + r) * 2 + 1.
 TEST(BlockOfSite, A32x1BlockIsOneColumnOf32) {
-  QuantizeConfig config;
-  config.output = OutputDtype::kFloat8E4m3fn;
-  apply_profile(config, ProfileId::kMicroxcaling);
-  config.block_shape = BlockShape::k32x1;
-  config.partitions = 64;
-  config.free = 2;
-  std::vector<std::uint16_t> input(config.partitions * config.free);
-  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  const QuantizeConfig config =
+      profile_config(ProfileId::kMicroxcaling, BlockShape::k32x1, OutputDtype::kFloat8E4m3fn, 64, 2);
+  const std::vector<std::uint16_t> input = numbered_input(config);
   QuantizeConfig block;
   std::vector<std::uint16_t> block_input;
   ASSERT_TRUE(block_of_site(config, input, "data 67", block, block_input));
@@ -147,14 +153,9 @@ TEST(BlockOfSite, A32x1BlockIsOneColumnOf32) {
 // as the aligned [32, 4] window holding it. With P = 32, F = 8 a row is 4 bytes: byte 5 is row 1,
 // elements 2 and 3 (block columns 2 and 3), in the window of columns 0-3.
 TEST(BlockOfSite, A32x1Fp4BlockComesAsItsFourColumnWindow) {
-  QuantizeConfig config;
-  config.output = OutputDtype::kFloat4E2m1fnX4;
-  apply_profile(config, ProfileId::kMicroxcaling);
-  config.block_shape = BlockShape::k32x1;
-  config.partitions = 32;
-  config.free = 8;
-  std::vector<std::uint16_t> input(config.partitions * config.free);
-  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint16_t>(i);
+  const QuantizeConfig config =
+      profile_config(ProfileId::kMicroxcaling, BlockShape::k32x1, OutputDtype::kFloat4E2m1fnX4, 32, 8);
+  const std::vector<std::uint16_t> input = numbered_input(config);
   QuantizeConfig block;
   std::vector<std::uint16_t> block_input;
   ASSERT_TRUE(block_of_site(config, input, "data 5", block, block_input));
