@@ -52,6 +52,7 @@ constexpr std::uint64_t kNpyHeaderAllowance = 1 << 16;  // bytes a .npy may hold
 struct CaseSet {
   std::vector<std::string> campaigns;  // canonical order: corpus, exhaustive, properties; or fingerprint
   QuantizeConfig knobs;                // the profile and knobs exported
+  NamedKnobs named;                    // the knobs named on export's command line (none with all_knobs)
   bool wants(const std::string& campaign) const {
     return std::find(campaigns.begin(), campaigns.end(), campaign) != campaigns.end();
   }
@@ -83,10 +84,11 @@ std::vector<std::string> canonical_campaigns(const std::vector<std::string>& nam
 }
 
 CaseSet load_case_set(const std::vector<std::string>& campaigns, const std::vector<std::string>& corpus_paths,
-                      const QuantizeConfig& knobs, bool all_knobs) {
+                      const QuantizeConfig& knobs, const NamedKnobs& named, bool all_knobs) {
   CaseSet set;
   set.campaigns = campaigns;
   set.knobs = knobs;
+  set.named = all_knobs ? NamedKnobs{} : named;
   const std::vector<std::string> files =
       set.wants("corpus") ? corpus::find_corpus_files(corpus_paths) : std::vector<std::string>{};
   Sha256 digest;  // the same digest certify records as corpus_sha256
@@ -103,15 +105,15 @@ CaseSet load_case_set(const std::vector<std::string>& campaigns, const std::vect
 }
 
 // Every case of the campaigns in certify's order, with the tally key certify files it under
-// (the generating configuration's knobs_text; the corpus case's own for the corpus). As certify
-// --profile: the corpus cases of the profile exported only; for a profile other than neuron no
-// exhaustive campaign (it follows the neuron path) and the profile campaign for the properties.
+// (the generating configuration's knobs_text; the corpus case's own for the corpus). As certify:
+// the corpus cases in_request only; for a profile other than neuron no exhaustive campaign (it
+// follows the neuron path) and the profile campaign for the properties.
 void for_each_bundle_case(const CaseSet& set, Level level, std::uint64_t seed,
                           const std::function<void(const std::string& tally_key, const CampaignCase& c)>& visit) {
   const ProfileId profile = set.knobs.profile;
   if (set.wants("corpus")) {
     for_each_corpus_case(set.corpus, [&](const CampaignCase& c) {
-      if (c.config.profile == profile) visit(knobs_text(c.config), c);
+      if (in_request(set.knobs, set.named, c.config)) visit(knobs_text(c.config), c);
     });
   }
   for (const QuantizeConfig& config : set.configurations) {
@@ -163,6 +165,25 @@ void emit_knobs(YAML::Emitter& out, const QuantizeConfig& config) {
   out << YAML::Key << "scale_layout" << YAML::Value << std::string(name(config.scale_layout));
   out << YAML::Key << "profile" << YAML::Value << std::string(name(config.profile));
   out << YAML::Key << "block_shape" << YAML::Value << std::string(name(config.block_shape));
+}
+
+// The manifest's `named_knobs`: the knob flags given, under the CLI's names without the dashes.
+struct NamedKnobField {
+  const char* name;
+  bool NamedKnobs::*flag;
+};
+constexpr NamedKnobField kNamedKnobFields[] = {{"emax_mode", &NamedKnobs::emax_mode},
+                                               {"fp8_nan", &NamedKnobs::fp8_nan},
+                                               {"lane_stride", &NamedKnobs::lane_stride},
+                                               {"high_parity", &NamedKnobs::high_parity},
+                                               {"scale_layout", &NamedKnobs::scale_layout}};
+
+std::vector<std::string> named_knob_names(const NamedKnobs& named) {
+  std::vector<std::string> out;
+  for (const NamedKnobField& field : kNamedKnobFields) {
+    if (named.*field.flag) out.push_back(field.name);
+  }
+  return out;
 }
 
 bool directory_is_empty(const std::string& path) {
@@ -477,7 +498,7 @@ ExportSummary export_bundle(const ExportOptions& options) {
   make_directory(dir + "/" + kOutputs, options.force);
 
   const CaseSet set = load_case_set(canonical_campaigns(options.campaigns, "--campaign"), options.corpus_paths,
-                                    options.knobs, options.all_knobs);
+                                    options.knobs, options.named_knobs, options.all_knobs);
   ExportSummary summary;
   YAML::Emitter cases;
   cases << YAML::BeginSeq;
@@ -521,6 +542,7 @@ ExportSummary export_bundle(const ExportOptions& options) {
   head << YAML::Key << "knobs" << YAML::Value << YAML::BeginMap;
   emit_knobs(head, options.knobs);
   head << YAML::EndMap;
+  head << YAML::Key << "named_knobs" << YAML::Value << YAML::Flow << named_knob_names(set.named);
   head << YAML::Key << "campaigns" << YAML::Value << YAML::Flow << set.campaigns;
   head << YAML::Key << "corpus_sha256" << YAML::Value << set.corpus_sha256;
   head << YAML::Key << "corpus_files" << YAML::Value << set.corpus_files;
@@ -597,6 +619,21 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
     if (message.rfind(manifest_name, 0) == 0) throw;
     throw Error(manifest_name + ": " + message);
   }
+  // The knob flags export was given (absent before the field: none, every knob value).
+  NamedKnobs named;
+  if (const YAML::Node list = manifest["named_knobs"]) {
+    if (!list.IsSequence()) reader.fail(list, "field 'named_knobs' must be a list");
+    for (const YAML::Node& knob : list) {
+      const auto field = std::find_if(std::begin(kNamedKnobFields), std::end(kNamedKnobFields), [&](const NamedKnobField& f) {
+        return knob.IsScalar() && knob.Scalar() == f.name;
+      });
+      if (field == std::end(kNamedKnobFields)) {
+        reader.fail(knob, "field 'named_knobs' lists '" + safe_text(knob.IsScalar() ? knob.Scalar() : "?", 64) +
+                              "'; expected emax_mode, fp8_nan, lane_stride, high_parity or scale_layout");
+      }
+      named.*field->flag = true;
+    }
+  }
   std::vector<std::string> campaigns;
   const YAML::Node campaign_list = reader.field(manifest, "campaigns", "");
   if (!campaign_list.IsSequence()) reader.fail(campaign_list, "field 'campaigns' must be a list");
@@ -615,7 +652,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   const std::string cases_sha256 = reader.text(manifest, "cases_sha256");
   const std::string recorded_corpus = reader.text(manifest, "corpus_sha256");
 
-  const CaseSet set = load_case_set(campaigns, options.corpus_paths, knobs, all_knobs);
+  const CaseSet set = load_case_set(campaigns, options.corpus_paths, knobs, named, all_knobs);
   if (recorded_corpus != set.corpus_sha256) {
     reader.fail(manifest["corpus_sha256"], "field 'corpus_sha256' is " + safe_text(recorded_corpus, 80) + " but the corpus here (" +
                                                std::to_string(set.corpus_files) + " files) digests to " + set.corpus_sha256 +

@@ -23,6 +23,7 @@ struct ExportOptions {
   Level level = Level::kGate;
   std::uint64_t seed = 1;
   QuantizeConfig knobs;                  // as for certify
+  NamedKnobs named_knobs;                // as for certify: the corpus cases exported are in_request
   bool all_knobs = false;
   // A subset of corpus, exhaustive, properties, in any order; or fingerprint alone (the deciding
   // cases of fingerprint.h under `knobs`).

@@ -242,6 +242,15 @@ std::vector<std::uint8_t> pack_codes(const QuantizeConfig& config, const std::ve
 
 }  // namespace
 
+bool in_request(const QuantizeConfig& request, const NamedKnobs& named, const QuantizeConfig& config) {
+  if (config.profile != request.profile || config.block_shape != request.block_shape) return false;
+  if (named.emax_mode && config.emax_mode != request.emax_mode) return false;
+  if (named.scale_layout && config.scale_layout != request.scale_layout) return false;
+  if (!is_fp4(config.output)) return !named.fp8_nan || config.fp8_nan == request.fp8_nan;
+  if (named.lane_stride && config.fp4_lane_stride != request.fp4_lane_stride) return false;
+  return !named.high_parity || config.fp4_high_parity == request.fp4_high_parity;
+}
+
 void for_each_corpus_case(const std::vector<corpus::CorpusCase>& loaded, const CaseVisitor& visit) {
   for (const corpus::CorpusCase& c : loaded) {
     CampaignCase out;

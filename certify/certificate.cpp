@@ -153,23 +153,38 @@ bool counts_as_failure(const std::string& outcome) {
   return outcome != name(Outcome::kPass) && outcome != name(Outcome::kUnsupported);
 }
 
-// Why the counts and failures do not certify, or "" when they do: certified iff no failure
-// outcome is counted, no failure is listed and at least one case passed.
-std::string why_not_certified(const Certificate& certificate) {
-  if (certificate.header.count("load_error") != 0) return "the backend could not be loaded";
-  if (!certificate.coverage_missed.empty()) {
-    return std::to_string(certificate.coverage_missed.size()) + " promised coverage class(es) missed";
-  }
-  bool passed = false;
-  for (const Tally& t : certificate.tallies) {
+}  // namespace
+
+std::string Certificate::why_not_certified() const {
+  if (header.count("load_error") != 0) return "the backend could not be loaded";
+  if (!coverage_missed.empty()) return std::to_string(coverage_missed.size()) + " promised coverage class(es) missed";
+  bool passed = false, declined = false;
+  std::vector<std::string> reasons;  // why configurations are not supported, each once
+  for (const Tally& t : tallies) {
     for (const auto& [outcome, count] : t.outcomes) {
       if (count > 0 && counts_as_failure(outcome)) return outcome + " counted";
       passed |= count > 0 && outcome == name(Outcome::kPass);
+      declined |= count > 0 && outcome == name(Outcome::kUnsupported);
+    }
+    if (!t.unsupported.empty() && std::find(reasons.begin(), reasons.end(), t.unsupported) == reasons.end()) {
+      reasons.push_back(t.unsupported);
     }
   }
-  if (!certificate.failures.empty()) return std::to_string(certificate.failures.size()) + " failure(s) listed";
-  return passed ? "" : "no case passed";
+  if (!failures.empty()) return std::to_string(failures.size()) + " failure(s) listed";
+  if (passed) return "";
+  if (!declined && reasons.empty()) return "no case passed";
+  // Nothing passed and something was not supported: no requested configuration ran at all.
+  std::string why = "none of the requested configurations is supported by the backend: ";
+  if (reasons.empty()) return why + "every case was declined as not supported";
+  constexpr std::size_t kReasonsShown = 3;
+  for (std::size_t i = 0; i < std::min(reasons.size(), kReasonsShown); ++i) why += (i == 0 ? "" : "; ") + reasons[i];
+  if (reasons.size() > kReasonsShown) why += "; and " + std::to_string(reasons.size() - kReasonsShown) + " more";
+  return why;
 }
+
+bool Certificate::certified() const { return why_not_certified().empty(); }
+
+namespace {
 
 const char* verdict_text(bool certified) { return certified ? "certified" : "not certified"; }
 
@@ -225,7 +240,7 @@ void check_consistency(const Certificate& certificate) {
   check_groups(certificate);
   const auto verdict = certificate.header.find("verdict");
   if (verdict == certificate.header.end()) throw Error("no verdict");
-  const std::string why = why_not_certified(certificate);
+  const std::string why = certificate.why_not_certified();
   if (verdict->second != verdict_text(why.empty())) {
     throw Error("verdict is '" + safe_text(verdict->second, 64) + "', but the counts and failures say '" +
                 verdict_text(why.empty()) + "'" + (why.empty() ? "" : " (" + why + ")"));
@@ -236,7 +251,7 @@ void check_consistency(const Certificate& certificate) {
 
 // The top-level keys that are not header lines.
 const std::set<std::string>& body_keys() {
-  static const std::set<std::string> keys = {"mxconform_certificate", "cases", "configurations", "coverage",
+  static const std::set<std::string> keys = {"mxconform_certificate", "verdict_reason", "cases", "configurations", "coverage",
                                              "coverage_missed", "results", "failures", "failure_groups",
                                              "integrity"};
   return keys;
@@ -486,6 +501,8 @@ std::string to_yaml(const Certificate& certificate) {
   out << YAML::BeginMap;
   out << YAML::Key << "mxconform_certificate" << YAML::Value << 1;
   out << YAML::Key << "verdict" << YAML::Value << verdict_text(certificate.certified());
+  const std::string why = certificate.why_not_certified();
+  if (!why.empty()) out << YAML::Key << "verdict_reason" << YAML::Value << yaml_text(why);
   for (const auto& [key, value] : certificate.header) {
     if (key != "verdict" && body_keys().count(key) == 0) out << YAML::Key << yaml_text(key) << YAML::Value << yaml_text(value);
   }
@@ -867,6 +884,8 @@ std::string verdict_table(const Certificate& certificate) {
   out << ". " << run << " cases run, " << failed << " failed";
   if (failed > certificate.failures.size()) out << ", " << certificate.failures.size() << " shown";
   out << "\n";
+  const std::string why = certificate.why_not_certified();
+  if (!why.empty()) out << "reason: " << shown(why) << "\n";
   return out.str();
 }
 

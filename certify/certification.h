@@ -20,6 +20,9 @@ struct CertifyOptions {
   Level level = Level::kGate;
   std::uint64_t seed = 1;
   QuantizeConfig knobs;                 // knob values certified when all_knobs is false
+  // The knobs the user named (flags given): the corpus campaign and the failure database run
+  // only the cases in_request; the rerun line repeats only these flags. Ignored with all_knobs.
+  NamedKnobs named_knobs;
   bool all_knobs = false;               // every knob combination the backend declares
   std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};
   std::vector<std::string> corpus_paths;  // files or directories
@@ -80,7 +83,13 @@ struct Certificate {
   std::vector<std::string> coverage_missed;
   std::size_t cases = 0;
   std::string source;  // the file read_certificate read it from; empty when built in memory
+  // Certified iff the backend loaded, no failure outcome is counted or listed, no promised
+  // coverage class was missed and at least one case of the requested configurations passed.
   bool certified() const;
+  // Why not, or "" when certified: "the backend could not be loaded", "wrong-result counted", ...;
+  // when nothing passed because the backend declares none of the requested configurations,
+  // "none of the requested configurations is supported by the backend: " and its reasons.
+  std::string why_not_certified() const;
 };
 
 Certificate run_certification(const CertifyOptions& options);

@@ -41,6 +41,7 @@ int run_export(int argc, char** argv) {
   options.level = certify::parse_level(level);
   if (seed_option->count() > 0) options.seed = parse_unsigned("--seed", seed, UINT64_MAX);
   options.knobs = knob_flags.knobs();
+  options.named_knobs = knob_flags.named();
   if (!campaigns.empty()) options.campaigns = campaigns;
   if (options.corpus_paths.empty()) options.corpus_paths = {certify::default_corpus_directory()};
 

@@ -226,6 +226,16 @@ expect_output "unknown profile listed" "--profile: unknown profile 'ocp-ceiling'
 expect_status 1 "export with a block shape the profile does not admit" "$mx" export --block-shape 1x32 --out "$work/none"
 expect_output "admitted shapes listed" "--block-shape 1x32: profile neuron admits 8x4"
 
+# 7b'. A knob named on export: only the corpus cases of that knob's value, as certify runs them;
+# grade regenerates the same cases from the manifest's named_knobs.
+expect_status 0 "export --emax-mode emax-1 --campaign corpus" "$mx" export --campaign corpus --emax-mode emax-1 --out "$work/named"
+check "the manifest lists the knob named" grep -q "^named_knobs: \[emax_mode\]$" "$work/named/manifest.yaml"
+named_cases=$(grep -c '^- id: c' "$work/named/manifest.yaml")
+check "some corpus cases at emax-1 ($named_cases)" test "$named_cases" -gt 0
+check "every entry at emax-1" test "$(grep -c '^  emax_mode: emax-1$' "$work/named/manifest.yaml")" -eq $((named_cases + 1))
+expect_status 2 "grade regenerates the same cases" "$mx" grade "$work/named"
+expect_output "... every one missing" "NOT CERTIFIED.* $named_cases cases run, $named_cases failed"
+
 # 7c. fingerprint offline: the deciding cases as a bundle, the device's outputs read back.
 expect_status 0 "fingerprint --export-bundle" "$mx" fingerprint --export-bundle "$work/fp"
 check "a fingerprint bundle of 12 cases" test "$(grep -c '^- id: c' "$work/fp/manifest.yaml")" -eq 12

@@ -277,12 +277,20 @@ TEST(ReadCertificate, TheVerdictIsWhatTheCountsAndFailuresSay) {
   failing.failures.clear();
   EXPECT_TRUE(contains(read_error("verdict.yaml", replaced(to_yaml(failing), "verdict: not certified", "verdict: certified")),
                        "(write-into-input counted)"));
-  // Not supported alone is no pass.
+  // Not supported alone is no pass: no requested configuration ran, and the reason says so.
   Certificate unsupported = shard(0, 1, 0);
   unsupported.tallies[0].outcomes = {{"not-supported", 3}};
   unsupported.cases = 3;
   EXPECT_TRUE(contains(read_error("verdict.yaml", replaced(to_yaml(unsupported), "verdict: not certified", "verdict: certified")),
-                       "(no case passed)"));
+                       "(none of the requested configurations is supported by the backend: not declared: output dtype "
+                       "float4_e2m1fn_x4)"));
+  // Its reason is in the certificate, which reads back.
+  EXPECT_TRUE(contains(to_yaml(unsupported), "\nverdict_reason: \"none of the requested configurations is supported"));
+  EXPECT_FALSE(read_certificate(written("unsupported.yaml", to_yaml(unsupported))).certified());
+  // Nothing run at all.
+  Certificate empty = shard(0, 1, 0);
+  empty.tallies.pop_back();
+  EXPECT_EQ(empty.why_not_certified(), "no case passed");
   EXPECT_TRUE(contains(read_error("verdict.yaml", replaced(passing, "verdict: certified\n", "")), "verdict.yaml: no verdict"));
 }
 

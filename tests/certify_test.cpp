@@ -159,6 +159,37 @@ TEST(Certify, Fp8OnlyBackendIsNotSupportedForFp4NotFailed) {
   }
 }
 
+// A certificate in which no requested configuration ran is no certificate. Asked for EMAX mode
+// emax-1 by name, a backend that declares only emax has nothing to run: the corpus's emax cases
+// are not the request (a neuron knob nobody named still runs the corpus cases of every value).
+TEST(Certify, NoRequestedConfigurationSupportedIsNotCertified) {
+  CertifyOptions asked = options_for(MXCONFORM_TEST_BACKEND_EMAX_ONLY, {"corpus", "properties"});
+  asked.knobs.emax_mode = EmaxMode::kEmaxMinus1;
+  asked.named_knobs.emax_mode = true;
+  const Certificate c = run_certification(asked);
+  EXPECT_FALSE(c.certified()) << verdict_table(c);
+  EXPECT_EQ(c.header.at("verdict"), "not certified");
+  EXPECT_EQ(count(c, Outcome::kPass), 0u) << verdict_table(c);
+  for (const Tally& t : c.tallies) {
+    EXPECT_NE(t.configuration.find("emax_mode=emax-1"), std::string::npos) << "not asked for: " << t.configuration;
+  }
+  EXPECT_EQ(c.why_not_certified(), "none of the requested configurations is supported by the backend: not declared: EMAX mode emax-1");
+  const std::string table = verdict_table(c);
+  EXPECT_NE(table.find("\nreason: none of the requested configurations is supported by the backend: "), std::string::npos)
+      << table;
+  EXPECT_NE(to_yaml(c).find("verdict_reason: \"none of the requested configurations"), std::string::npos) << to_yaml(c);
+  // The rerun repeats the flag given, and only the knob flags given.
+  EXPECT_NE(c.header.at("rerun").find(" --emax-mode emax-1 "), std::string::npos) << c.header.at("rerun");
+  EXPECT_EQ(c.header.at("rerun").find("--fp8-nan"), std::string::npos) << c.header.at("rerun");
+
+  // The same knob value, not named: the corpus's cases of other EMAX modes run, as they always have.
+  CertifyOptions unnamed = options_for(MXCONFORM_TEST_BACKEND_EMAX_ONLY, {"corpus"});
+  unnamed.knobs.emax_mode = EmaxMode::kEmaxMinus1;
+  const Certificate corpus = run_certification(unnamed);
+  EXPECT_TRUE(corpus.certified()) << verdict_table(corpus);
+  EXPECT_GT(count(corpus, Outcome::kPass), 0u);
+}
+
 TEST(Certify, LibrariesThatAreNotBackendsAreNotCertifiedWithTheReason) {
   const Certificate missing_symbol = run_certification(options_for(MXCONFORM_TEST_BACKEND_NOT_A_BACKEND, {"corpus"}));
   EXPECT_FALSE(missing_symbol.certified());

@@ -66,6 +66,31 @@ TEST(ProfileCertify, AnotherProfilesImplementationFailsOnADivergenceCase) {
                           {"te.inf-in-block", "te.nan-in-block", "te.byte-0-scales-by-one"});
 }
 
+// TransformerEngine in 32x1 blocks from a plug-in that declares only 1x32: nothing requested is
+// supported, so NOT CERTIFIED with that reason; the corpus's 1x32 cases are not the request.
+TEST(ProfileCertify, ABlockShapeTheBackendDoesNotDeclareIsNotCertified) {
+  CertifyOptions options;
+  options.backend = MXCONFORM_TEST_BACKEND_PROFILE_TE_MXFP8_1X32_ONLY;
+  options.campaigns = {"corpus", "properties"};
+  options.corpus_paths = {MXCONFORM_SOURCE_CORPUS_DIR_FOR_TESTS};
+  options.timeout_seconds = 5;
+  apply_profile(options.knobs, ProfileId::kTransformerEngineMxfp8);
+  options.knobs.block_shape = BlockShape::k32x1;
+  const Certificate certificate = run_certification(options);
+  EXPECT_FALSE(certificate.certified()) << verdict_table(certificate);
+  EXPECT_EQ(certificate.why_not_certified(),
+            "none of the requested configurations is supported by the backend: not declared: block shape 32x1");
+  for (const Tally& t : certificate.tallies) {
+    EXPECT_NE(t.configuration.find("block=32x1"), std::string::npos) << "not asked for: " << t.configuration;
+    EXPECT_EQ(t.outcomes.count("pass"), 0u) << t.configuration;
+  }
+  // In the block shape it declares, the same plug-in is certified, on that shape's cases only.
+  options.knobs.block_shape = BlockShape::k1x32;
+  const Certificate own = run_certification(options);
+  EXPECT_TRUE(own.certified()) << verdict_table(own);
+  for (const Tally& t : own.tallies) EXPECT_NE(t.configuration.find("block=1x32"), std::string::npos) << t.configuration;
+}
+
 TEST(ProfileCertify, TheNkiGoldenIsNotNeuron) {
   // The golden declared as neuron: the corpus's first block whose max field is at most EMAX.
   const Certificate certificate = certify_as(MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_AS_NEURON, ProfileId::kNeuron);
