@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <random>
 
 #include <yaml-cpp/yaml.h>
 
@@ -136,8 +137,36 @@ void for_each_bundle_case(const CaseSet& set, Level level, std::uint64_t seed,
 }
 
 std::string input_path(const std::string& id) { return std::string(kInputs) + "/" + id + ".npy"; }
-std::string data_path(const std::string& id) { return std::string(kOutputs) + "/" + id + ".data.npy"; }
-std::string scale_path(const std::string& id) { return std::string(kOutputs) + "/" + id + ".scale.npy"; }
+// Each export writes its outputs into a directory of its own, outputs/<export_id>, named by a
+// random id the manifest records: outputs a runner wrote for an earlier export into the same
+// bundle directory (export --force) are never graded as answers to this one. A manifest written
+// before the field has its outputs in outputs/ itself.
+constexpr std::size_t kExportIdBytes = 16;
+
+// A new export id: kExportIdBytes random bytes in lowercase hex.
+std::string new_export_id() {
+  std::random_device random;  // /dev/urandom
+  std::string id;
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < kExportIdBytes; ++i) {
+    const auto byte = static_cast<unsigned>(random() & 0xFFu);
+    id += kHex[byte >> 4];
+    id += kHex[byte & 0xFu];
+  }
+  return id;
+}
+
+bool is_export_id(const std::string& text) {
+  return text.size() == 2 * kExportIdBytes &&
+         std::all_of(text.begin(), text.end(), [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); });
+}
+
+// The directory of an export's outputs, relative to the bundle ("" export id: outputs/ itself).
+std::string outputs_directory(const std::string& export_id) {
+  return export_id.empty() ? std::string(kOutputs) : std::string(kOutputs) + "/" + export_id;
+}
+std::string data_path(const std::string& outputs, const std::string& id) { return outputs + "/" + id + ".data.npy"; }
+std::string scale_path(const std::string& outputs, const std::string& id) { return outputs + "/" + id + ".scale.npy"; }
 
 // What pins a case: its id, knobs, shape, input and the oracle's bytes (cases_sha256).
 void add_to_digest(Sha256& digest, const std::string& id, const CampaignCase& c) {
@@ -367,7 +396,7 @@ void read_profile(const ManifestReader& reader, const YAML::Node& k, QuantizeCon
 
 // The manifest entry of one case must say what this mxconform regenerates; `where` names it.
 void check_entry(const ManifestReader& reader, const YAML::Node& entry, const std::string& id, const CampaignCase& c,
-                 const std::string& regenerated_from) {
+                 const std::string& regenerated_from, const std::string& outputs) {
   const std::string where = "case " + id + ": ";
   if (!entry.IsMap()) reader.fail(entry, where + "expected a map");
   const auto expect = [&](const std::string& key, const std::string& wanted) {
@@ -400,14 +429,14 @@ void check_entry(const ManifestReader& reader, const YAML::Node& entry, const st
   const bool neuron_8x4 = c.config.profile == ProfileId::kNeuron && c.config.block_shape == BlockShape::k8x4;
   if (!neuron_8x4 || entry["profile"]) expect("profile", std::string(name(c.config.profile)));
   if (!neuron_8x4 || entry["block_shape"]) expect("block_shape", std::string(name(c.config.block_shape)));
-  expect("data", data_path(id));
-  expect("scale", scale_path(id));
+  expect("data", data_path(outputs, id));
+  expect("scale", scale_path(outputs, id));
 }
 
 // The outputs of one case, graded; `digest_lines` gets "sha256  path" for each file present;
 // `data` and `scale` the bytes read when both files are well-formed (else they stay empty).
-CallGrade grade_outputs(int outputs_fd, const std::string& id, const CampaignCase& c, std::string& digest_lines,
-                        std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale) {
+CallGrade grade_outputs(int outputs_fd, const std::string& outputs, const std::string& id, const CampaignCase& c,
+                        std::string& digest_lines, std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale) {
   CallGrade grade;
   const Geometry g = geometry(c.config);
   struct Wanted {
@@ -415,8 +444,8 @@ CallGrade grade_outputs(int outputs_fd, const std::string& id, const CampaignCas
     std::size_t rows, cols;
     npy::Array array;
   };
-  Wanted wanted[2] = {{data_path(id), id + ".data.npy", c.config.partitions, g.data_row_bytes, {}},
-                      {scale_path(id), id + ".scale.npy", g.scale_rows, g.block_cols, {}}};
+  Wanted wanted[2] = {{data_path(outputs, id), id + ".data.npy", c.config.partitions, g.data_row_bytes, {}},
+                      {scale_path(outputs, id), id + ".scale.npy", g.scale_rows, g.block_cols, {}}};
   std::string missing;
   for (Wanted& w : wanted) {
     const std::uint64_t max_bytes = static_cast<std::uint64_t>(w.rows) * w.cols + kNpyHeaderAllowance;
@@ -496,6 +525,9 @@ ExportSummary export_bundle(const ExportOptions& options) {
   }
   make_directory(dir + "/" + kInputs, options.force);
   make_directory(dir + "/" + kOutputs, options.force);
+  const std::string export_id = new_export_id();
+  const std::string outputs = outputs_directory(export_id);
+  make_directory(dir + "/" + outputs, false);  // new: no earlier export's outputs in it
 
   const CaseSet set = load_case_set(canonical_campaigns(options.campaigns, "--campaign"), options.corpus_paths,
                                     options.knobs, options.named_knobs, options.all_knobs);
@@ -522,8 +554,8 @@ ExportSummary export_bundle(const ExportOptions& options) {
     cases << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginSeq << c.config.partitions << c.config.free
           << YAML::EndSeq;
     emit_knobs(cases, c.config);
-    cases << YAML::Key << "data" << YAML::Value << data_path(id);
-    cases << YAML::Key << "scale" << YAML::Value << scale_path(id);
+    cases << YAML::Key << "data" << YAML::Value << data_path(outputs, id);
+    cases << YAML::Key << "scale" << YAML::Value << scale_path(outputs, id);
     cases << YAML::EndMap;
   });
   cases << YAML::EndSeq;
@@ -536,6 +568,7 @@ ExportSummary export_bundle(const ExportOptions& options) {
   head << YAML::Key << "mxconform_version" << YAML::Value << MXCONFORM_VERSION;
   head << YAML::Key << "mxconform_commit" << YAML::Value << MXCONFORM_GIT_COMMIT;
   head << YAML::Key << "exported" << YAML::Value << now_utc();
+  head << YAML::Key << "export_id" << YAML::Value << export_id;
   head << YAML::Key << "level" << YAML::Value << name(options.level);
   head << YAML::Key << "seed" << YAML::Value << std::to_string(options.seed);
   head << YAML::Key << "all_knobs" << YAML::Value << (options.all_knobs ? "true" : "false");
@@ -646,6 +679,16 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   } catch (const Error& error) {
     reader.fail(campaign_list, error.what());
   }
+  // This export's outputs directory (absent before the field: outputs/ itself).
+  std::string export_id;
+  if (manifest["export_id"]) {
+    export_id = reader.text(manifest, "export_id");
+    if (!is_export_id(export_id)) {
+      reader.fail(manifest["export_id"], "field 'export_id' is '" + safe_text(export_id, 64) + "'; expected " +
+                                             std::to_string(2 * kExportIdBytes) + " lowercase hex digits");
+    }
+  }
+  const std::string outputs = outputs_directory(export_id);
   const YAML::Node entries = reader.field(manifest, "cases", "");
   if (!entries.IsSequence()) reader.fail(entries, "field 'cases' must be a list");
   const std::uint64_t case_count = reader.number(manifest, "case_count", std::numeric_limits<std::uint32_t>::max());
@@ -674,6 +717,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   h["bundle"] = bundle;
   h["manifest_sha256"] = manifest_sha256;
   h["bundle_exported"] = manifest["exported"] && manifest["exported"].IsScalar() ? manifest["exported"].Scalar() : "unknown";
+  h["bundle_export_id"] = export_id.empty() ? "none (outputs/ itself)" : export_id;
   h["bundle_mxconform_commit"] =
       manifest["mxconform_commit"] && manifest["mxconform_commit"].IsScalar() ? manifest["mxconform_commit"].Scalar() : "unknown";
   h["corpus_sha256"] = set.corpus_sha256;
@@ -694,8 +738,12 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   // 2. Every case regenerated and checked against its entry and input file, then graded.
   const int inputs_fd = open_subdirectory(dir_fd, kInputs, true, dir);
   FdCloser close_inputs(inputs_fd);
-  const int outputs_fd = open_subdirectory(dir_fd, kOutputs, false, dir);
-  FdCloser close_outputs(outputs_fd);
+  const int outputs_root_fd = open_subdirectory(dir_fd, kOutputs, false, dir);
+  FdCloser close_outputs_root(outputs_root_fd);
+  const int outputs_fd = export_id.empty() || outputs_root_fd < 0
+                             ? outputs_root_fd
+                             : open_subdirectory(outputs_root_fd, export_id.c_str(), false, dir + "/" + kOutputs);
+  FdCloser close_outputs(outputs_fd == outputs_root_fd ? -1 : outputs_fd);
   const std::string regenerated_from = "mxconform regenerates from level " + std::string(name(level)) + " and seed " +
                                        std::to_string(seed);
   std::map<std::pair<std::string, std::string>, std::size_t> tally_of;
@@ -710,7 +758,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
       reader.fail(entries, "field 'cases' lists " + std::to_string(entries.size()) + " cases but level " + name(level) +
                                " and seed " + std::to_string(seed) + " give more");
     }
-    check_entry(reader, entries[index], id, c, regenerated_from);
+    check_entry(reader, entries[index], id, c, regenerated_from, outputs);
     ++index;
     add_to_digest(digest, id, c);
     BundleFile input(inputs_fd, input_path(id), id + ".npy", c.input.size() * 2 + kNpyHeaderAllowance);
@@ -735,7 +783,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
     }
     ++certificate.cases;
     std::vector<std::uint8_t> data, scale;
-    const CallGrade grade = grade_outputs(outputs_fd, id, c, output_lines, data, scale);
+    const CallGrade grade = grade_outputs(outputs_fd, outputs, id, c, output_lines, data, scale);
     if (each) each(c, grade, data, scale);
     ++tally.outcomes[name(grade.outcome)];
     constexpr std::size_t kMaxFailuresKept = 50;

@@ -167,6 +167,15 @@ TEST(Fingerprint, AdaptsTheFp8TieToE5m2) {
   EXPECT_EQ(not_applicable_axes(declared), std::vector<Axis>{Axis::kFp8NanPolicy});
 }
 
+// The directory an export's outputs go to (docs/bundle-manifest.md): outputs/<export_id>, the
+// only directory in outputs/ after an export into a new directory.
+std::string outputs_of(const std::string& bundle) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator(bundle + "/outputs")) found.push_back(entry.path().string());
+  EXPECT_EQ(found.size(), 1u) << bundle;
+  return found.empty() ? bundle + "/outputs" : found.front();
+}
+
 // The observation of the deciding case `id`.
 const CaseObservation& observation(const Fingerprint& fingerprint, const std::string& id) {
   for (const CaseObservation& seen : fingerprint.cases) {
@@ -235,6 +244,7 @@ TEST(Fingerprint, A32x1BundleHoldsTheFp4CasesOnFourBlocks) {
   options.knobs.block_shape = BlockShape::k32x1;
   EXPECT_EQ(export_bundle(options).cases, deciding_cases().size());  // microxcaling has FP4 and FP8
   std::size_t index = 0;
+  const std::string outputs = outputs_of(dir);
   for_each_deciding_case(options.knobs, [&](const CampaignCase& c) {
     const std::string id = bundle_case_id(index++);
     if (is_fp4(c.config.output)) {
@@ -242,9 +252,9 @@ TEST(Fingerprint, A32x1BundleHoldsTheFp4CasesOnFourBlocks) {
       EXPECT_EQ(c.config.free, 4u) << c.id;
     }
     const Geometry g = geometry(c.config);
-    npy::write(dir + "/outputs/" + id + ".data.npy",
+    npy::write(outputs + "/" + id + ".data.npy",
                {npy::ElementType::kUint8, {c.config.partitions, g.data_row_bytes}, c.expected_data}, false);
-    npy::write(dir + "/outputs/" + id + ".scale.npy", {npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, c.expected_scale},
+    npy::write(outputs + "/" + id + ".scale.npy", {npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, c.expected_scale},
                false);
   });
   GradeOptions grade;
@@ -271,6 +281,7 @@ TEST(Fingerprint, ReadsADevicesOutputsBackFromABundle) {
   const ExportSummary summary = export_bundle(options);
   EXPECT_EQ(summary.cases, deciding_cases().size());  // neuron admits every deciding case's dtype
   std::size_t index = 0, fp4 = 0;
+  const std::string outputs = outputs_of(dir);
   for_each_deciding_case(QuantizeConfig{}, [&](const CampaignCase& c) {
     const std::string id = bundle_case_id(index++);
     if (is_fp4(c.config.output)) {
@@ -282,9 +293,9 @@ TEST(Fingerprint, ReadsADevicesOutputsBackFromABundle) {
     std::vector<std::uint8_t> data, scale;
     oracle_bytes(device, c.input, data, scale);
     const Geometry g = geometry(device);
-    npy::write(dir + "/outputs/" + id + ".data.npy", {npy::ElementType::kUint8, {device.partitions, g.data_row_bytes}, data},
+    npy::write(outputs + "/" + id + ".data.npy", {npy::ElementType::kUint8, {device.partitions, g.data_row_bytes}, data},
                false);
-    npy::write(dir + "/outputs/" + id + ".scale.npy", {npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, scale}, false);
+    npy::write(outputs + "/" + id + ".scale.npy", {npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, scale}, false);
   });
   GradeOptions grade;
   grade.directory = dir;
