@@ -514,6 +514,9 @@ class FdCloser {
 
 ExportSummary export_bundle(const ExportOptions& options) {
   const std::string& dir = options.directory;
+  const std::vector<std::string> campaigns = canonical_campaigns(options.campaigns, "--campaign");
+  ExportSummary summary;
+  summary.skipped = skipped_campaigns(campaigns, options.knobs);
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) throw Error(dir + ": not a directory");
@@ -529,9 +532,7 @@ ExportSummary export_bundle(const ExportOptions& options) {
   const std::string outputs = outputs_directory(export_id);
   make_directory(dir + "/" + outputs, false);  // new: no earlier export's outputs in it
 
-  const CaseSet set = load_case_set(canonical_campaigns(options.campaigns, "--campaign"), options.corpus_paths,
-                                    options.knobs, options.named_knobs, options.all_knobs);
-  ExportSummary summary;
+  const CaseSet set = load_case_set(campaigns, options.corpus_paths, options.knobs, options.named_knobs, options.all_knobs);
   YAML::Emitter cases;
   cases << YAML::BeginSeq;
   Sha256 digest;
@@ -731,6 +732,10 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
     h["block_shape"] = name(knobs.block_shape);
   }
   for (const std::string& c : campaigns) h["campaigns"] += (h["campaigns"].empty() ? "" : " ") + c;
+  for (const std::string& c : campaigns) {
+    const std::string why = campaign_not_for_profile(c, knobs);
+    if (!why.empty()) h["campaigns_skipped"] += (h["campaigns_skipped"].empty() ? "" : "; ") + c + ": " + why;
+  }
   h["rerun"] = "mxconform grade " + shell_word(bundle);
   h["started"] = now_utc();
   for (const QuantizeConfig& c : set.configurations) certificate.configurations.push_back(knobs_text(c));

@@ -242,6 +242,28 @@ std::vector<std::uint8_t> pack_codes(const QuantizeConfig& config, const std::ve
 
 }  // namespace
 
+std::string campaign_not_for_profile(const std::string& campaign, const QuantizeConfig& knobs) {
+  if (campaign != "exhaustive" || knobs.profile == ProfileId::kNeuron) return "";
+  return "the exhaustive element campaign is neuron-only (it follows the neuron path); profile " +
+         std::string(name(knobs.profile)) + " has no case in it";
+}
+
+std::vector<std::string> skipped_campaigns(const std::vector<std::string>& campaigns, const QuantizeConfig& knobs) {
+  std::vector<std::string> skipped;
+  std::string flags;
+  for (const std::string& campaign : campaigns) {
+    const std::string why = campaign_not_for_profile(campaign, knobs);
+    if (why.empty()) continue;
+    skipped.push_back(campaign + ": " + why);
+    flags += (flags.empty() ? "--campaign " : " --campaign ") + campaign;
+  }
+  if (!campaigns.empty() && skipped.size() == campaigns.size()) {
+    throw Error(flags + ": " + skipped.front().substr(skipped.front().find(": ") + 2) +
+                "; ask for corpus or properties (the profile campaign)");
+  }
+  return skipped;
+}
+
 bool in_request(const QuantizeConfig& request, const NamedKnobs& named, const QuantizeConfig& config) {
   if (config.profile != request.profile || config.block_shape != request.block_shape) return false;
   if (named.emax_mode && config.emax_mode != request.emax_mode) return false;

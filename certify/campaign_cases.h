@@ -66,6 +66,15 @@ std::size_t property_cases_per_config(Level level);
 void oracle_bytes(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                   std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale);
 
+// Why `campaign` ("corpus", "exhaustive", "properties") has no cases for `knobs`' profile, or ""
+// when it has some: the exhaustive element campaign follows the neuron path and is neuron-only.
+std::string campaign_not_for_profile(const std::string& campaign, const QuantizeConfig& knobs);
+
+// The campaigns of `campaigns` that have no cases for `knobs`' profile, each as "campaign: why"
+// (campaign_not_for_profile). Throws Error naming --campaign and why when every campaign asked
+// for is one: such a run or bundle would hold no case at all.
+std::vector<std::string> skipped_campaigns(const std::vector<std::string>& campaigns, const QuantizeConfig& knobs);
+
 // The knob flags a user gave (certify, export): the knobs a request fixes. A knob not named takes
 // any value in the corpus campaign, whose cases keep their own knob values.
 struct NamedKnobs {

@@ -815,6 +815,9 @@ std::string verdict_table(const Certificate& certificate) {
       << "        " << header_value(certificate, "backend_path") << " sha256 " << header_value(certificate, "backend_sha256")
       << "\nlevel " << header_value(certificate, "level") << ", seed " << header_value(certificate, "seed") << ", shard "
       << header_value(certificate, "shard") << "\n";
+  if (certificate.header.count("campaigns_skipped") != 0) {
+    out << "skipped: " << header_value(certificate, "campaigns_skipped") << "\n";
+  }
   if (certificate.header.count("failure_database") != 0) {
     const auto added = certificate.header.find("failure_database_added");
     out << "failure database " << header_value(certificate, "failure_database") << ": "

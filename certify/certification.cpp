@@ -343,7 +343,13 @@ Certificate run_certification(const CertifyOptions& options) {
     throw Error("shard " + std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) +
                 ": the index must be below the count");
   }
+  // A campaign with no case for the profile: a usage error when it is all that was asked for,
+  // else named in the certificate as skipped.
+  const std::vector<std::string> skipped = skipped_campaigns(options.campaigns, options.knobs);
   Certificate certificate;
+  for (const std::string& campaign : skipped) {
+    certificate.header["campaigns_skipped"] += (certificate.header["campaigns_skipped"].empty() ? "" : "; ") + campaign;
+  }
   const std::unique_ptr<WorkerBackend> worker =
       make_worker_backend(options.backend, WorkerLimits{options.timeout_seconds, options.memory_limit_bytes});
   WorkerBackend& backend = *worker;

@@ -242,6 +242,13 @@ open(path, "w").write(head + "\ncases:\n" + cases.replace("  profile: ocp-floor"
 EOF
 expect_status 1 "an entry's profile edited" "$mx" grade "$work/ocp-bad"
 expect_output "entry's profile named" "case c000000: field 'profile' is 'torchao-ceil'"
+expect_status 1 "export of the exhaustive campaign alone for ocp-floor" "$mx" export --profile ocp-floor --campaign exhaustive \
+  --out "$work/none"
+expect_output "... neuron-only, said" "--campaign exhaustive: the exhaustive element campaign is neuron-only"
+check "... no bundle written" test ! -e "$work/none"
+expect_status 0 "export of the corpus and exhaustive campaigns for ocp-floor" "$mx" export --profile ocp-floor \
+  --campaign corpus --campaign exhaustive --out "$work/ocp-skip"
+expect_output "... the exhaustive one skipped, said" "^skipped: exhaustive: the exhaustive element campaign is neuron-only"
 expect_status 1 "export with an unknown profile" "$mx" export --profile ocp-ceiling --out "$work/none"
 expect_output "unknown profile listed" "--profile: unknown profile 'ocp-ceiling'; expected one of neuron"
 expect_status 1 "export with a block shape the profile does not admit" "$mx" export --block-shape 1x32 --out "$work/none"

@@ -61,6 +61,27 @@ TEST(InRequest, ProfileBlockShapeAndTheNamedKnobsOnly) {
   EXPECT_FALSE(in_request(request, none, te));
 }
 
+// The exhaustive element campaign is neuron-only: asked for alone under another profile, a usage
+// error naming the flag and the reason; asked for with others, skipped with the reason.
+TEST(SkippedCampaigns, TheExhaustiveCampaignIsNeuronOnly) {
+  QuantizeConfig neuron;
+  EXPECT_TRUE(skipped_campaigns({"corpus", "exhaustive", "properties"}, neuron).empty());
+  QuantizeConfig floor;
+  apply_profile(floor, ProfileId::kOcpFloor);
+  const std::vector<std::string> skipped = skipped_campaigns({"corpus", "exhaustive"}, floor);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0], "exhaustive: the exhaustive element campaign is neuron-only (it follows the neuron path); "
+                        "profile ocp-floor has no case in it");
+  try {
+    skipped_campaigns({"exhaustive"}, floor);
+    ADD_FAILURE() << "no Error for the exhaustive campaign alone under ocp-floor";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--campaign exhaustive: the exhaustive element campaign is neuron-only (it follows the neuron path); "
+              "profile ocp-floor has no case in it; ask for corpus or properties (the profile campaign)");
+  }
+}
+
 // 32x1 blocks (microxcaling along the first axis): every dtype, the x4 ones on four copies of
 // the block side by side (F must be a multiple of 4), the others on one block.
 TEST(ProfileCases, A32x1BlockIsCopiedAcrossFourColumnsForX4Dtypes) {

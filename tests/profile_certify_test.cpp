@@ -9,6 +9,7 @@
 #include <string>
 
 #include "certification.h"
+#include "mxconform/error.h"
 #include "mxconform/profile.h"
 #include "mxconform/open_subject.h"
 #include "test_backends.h"
@@ -89,6 +90,24 @@ TEST(ProfileCertify, ABlockShapeTheBackendDoesNotDeclareIsNotCertified) {
   const Certificate own = run_certification(options);
   EXPECT_TRUE(own.certified()) << verdict_table(own);
   for (const Tally& t : own.tallies) EXPECT_NE(t.configuration.find("block=1x32"), std::string::npos) << t.configuration;
+}
+
+// The exhaustive element campaign is neuron-only: alone under ocp-floor it is a usage error (no
+// verdict on no case); beside the corpus it is skipped, and the certificate says why.
+TEST(ProfileCertify, TheExhaustiveCampaignIsSkippedOutsideNeuronAndSaysWhy) {
+  CertifyOptions options;
+  options.backend = MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR;
+  options.corpus_paths = {MXCONFORM_SOURCE_CORPUS_DIR_FOR_TESTS};
+  options.timeout_seconds = 5;
+  apply_profile(options.knobs, ProfileId::kOcpFloor);
+  options.campaigns = {"exhaustive"};
+  EXPECT_THROW(run_certification(options), Error);
+  options.campaigns = {"corpus", "exhaustive"};
+  const Certificate certificate = run_certification(options);
+  EXPECT_TRUE(certificate.certified()) << verdict_table(certificate);
+  const std::string table = verdict_table(certificate);
+  EXPECT_NE(table.find("\nskipped: exhaustive: the exhaustive element campaign is neuron-only"), std::string::npos) << table;
+  EXPECT_NE(to_yaml(certificate).find("\ncampaigns_skipped: "), std::string::npos);
 }
 
 TEST(ProfileCertify, TheNkiGoldenIsNotNeuron) {
