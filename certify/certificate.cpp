@@ -434,6 +434,31 @@ std::string without_shard(std::string rerun) {
   return rerun;
 }
 
+// Two values a refusal sets side by side, each at most kShownBytes: whole when both fit, else each
+// from the word before their first difference (the flag of a differing value, in a rerun line)
+// with "..." in front of what is left out, so that the part that differs is what shows.
+std::pair<std::string, std::string> differing_parts(const std::string& actual, const std::string& expected) {
+  constexpr std::size_t kShownBytes = 200;
+  if (actual.size() <= kShownBytes && expected.size() <= kShownBytes) return {safe_text(actual), safe_text(expected)};
+  const std::size_t first = static_cast<std::size_t>(
+      std::mismatch(actual.begin(), actual.begin() + static_cast<std::ptrdiff_t>(std::min(actual.size(), expected.size())),
+                    expected.begin())
+          .first -
+      actual.begin());
+  // The start of the word the difference is in, then of the word before it.
+  std::size_t start = actual.rfind(' ', first == 0 ? 0 : first - 1);
+  start = start == std::string::npos || first == 0 ? 0 : start;
+  if (start > 0) {
+    const std::size_t before = actual.rfind(' ', start - 1);
+    start = before == std::string::npos ? 0 : before + 1;
+  }
+  if (first > start + kShownBytes / 2) start = first - kShownBytes / 2;  // a long word: the difference stays in view
+  const auto part = [&](const std::string& text) {
+    return (start == 0 ? "" : "...") + safe_text(std::string_view(text).substr(std::min(start, text.size())), kShownBytes);
+  };
+  return {part(actual), part(expected)};
+}
+
 // The header value of `key`, which a shard must have.
 const std::string& run_value(const Certificate& certificate, const std::string& key) {
   const auto value = certificate.header.find(key);
@@ -692,8 +717,9 @@ Certificate merge(const std::vector<Certificate>& shards) {
   const Certificate& first = shards.front();
   for (std::size_t i = 1; i < shards.size(); ++i) {
     const auto differs = [&](const std::string& what, const std::string& actual, const std::string& expected) {
-      return Error(who[i] + ": " + what + " '" + safe_text(actual, 200) + "', but " + who[0] + " has '" +
-                   safe_text(expected, 200) + "': not shards of one run");
+      const auto [shown_actual, shown_expected] = differing_parts(actual, expected);
+      return Error(who[i] + ": " + what + " '" + shown_actual + "', but " + who[0] + " has '" + shown_expected +
+                   "': not shards of one run");
     };
     if (position[i].count != position[0].count) {
       throw Error(who[i] + ": shard " + shard_text(position[i]) + ", but " + who[0] + " is " + shard_text(position[0]) +

@@ -494,6 +494,23 @@ TEST(Merge, ShardsAgreeOnEverythingThatNamesTheRun) {
                        "shard1.yaml: no backend_sha256 line"));
 }
 
+// Long rerun lines that differ far in: the refusal shows where they differ (from the flag of the
+// differing value on), not two identical cut-off beginnings.
+TEST(Merge, RefusedRerunLinesShowWhereTheyDiffer) {
+  const std::string backend = "/very/long/path/" + std::string(200, 'p') + "/libsubject.so";
+  const auto with_rerun = [&](std::size_t index, const std::string& block_shape) {
+    Certificate c = shard(index, 2);
+    c.header["rerun"] = "mxconform certify --backend " + backend + " --level gate --seed 7 --profile microxcaling --block-shape " +
+                        block_shape + " --shard " + shard_text(index, 2) + " --campaign corpus";
+    return c;
+  };
+  const std::string message =
+      error_of([&] { merge(read_all({{"shard0.yaml", with_rerun(0, "1x32")}, {"shard1.yaml", with_rerun(1, "32x1")}})); });
+  EXPECT_TRUE(contains(message, "shard1.yaml: rerun (without --shard) is '...--block-shape 32x1 --campaign corpus', but "))
+      << message;
+  EXPECT_TRUE(contains(message, "shard0.yaml has '...--block-shape 1x32 --campaign corpus': not shards of one run")) << message;
+}
+
 TEST(Merge, EachShardMustBeConsistent) {
   // Read from files, the reader refuses them first; built in memory, merge refuses them itself.
   Certificate wrong_cases = shard(1, 2);
