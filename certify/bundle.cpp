@@ -821,7 +821,11 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
       }
       failure.repro_yaml = corpus::format_corpus_file({repro}, "mxconform grade: " + std::string(name(grade.outcome)) +
                                                                    " in bundle case " + id + " (" + c.campaign + " " + c.id + ")");
-      if (!options.emit_repro_dir.empty()) failure.repro_path = corpus::write_repro_file(repro, options.emit_repro_dir);
+      if (!options.emit_repro_dir.empty()) {
+        const corpus::ReproFile emitted = corpus::write_repro_file(repro, options.emit_repro_dir);
+        failure.repro_path = emitted.path;
+        failure.repro_existed = !emitted.written;
+      }
     } catch (const std::exception& error) {
       failure.repro_yaml = std::string("# no repro: ") + error.what() + "\n";
     }

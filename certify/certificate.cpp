@@ -322,7 +322,7 @@ Tally tally_from(const YAML::Node& node, const std::string& field) {
 
 Failure failure_from(const YAML::Node& node, const std::string& field) {
   map_entries(node, field, {"campaign", "case", "configuration", "knobs", "outcome", "detail", "signature", "repro_difference",
-                            "repro_file", "repro"});
+                            "repro_file", "repro_file_existed", "repro"});
   Failure f;
   f.campaign = text_from(required(node, "campaign", field), field + ".campaign");
   f.case_id = text_from(required(node, "case", field), field + ".case");
@@ -337,6 +337,11 @@ Failure failure_from(const YAML::Node& node, const std::string& field) {
   if (node["signature"]) f.signature = text_from(node["signature"], field + ".signature");
   if (node["repro_difference"]) f.repro_detail = text_from(node["repro_difference"], field + ".repro_difference");
   if (node["repro_file"]) f.repro_path = text_from(node["repro_file"], field + ".repro_file");
+  if (node["repro_file_existed"]) {
+    const std::string existed = text_from(node["repro_file_existed"], field + ".repro_file_existed");
+    if (existed != "true") throw Error(field + ".repro_file_existed: '" + safe_text(existed, 64) + "'; expected true");
+    f.repro_existed = true;
+  }
   f.repro_yaml = text_from(required(node, "repro", field), field + ".repro");
   return f;
 }
@@ -561,6 +566,7 @@ std::string to_yaml(const Certificate& certificate) {
     if (!f.signature.empty()) out << YAML::Key << "signature" << YAML::Value << yaml_text(f.signature);
     if (!f.repro_detail.empty()) out << YAML::Key << "repro_difference" << YAML::Value << yaml_text(f.repro_detail);
     if (!f.repro_path.empty()) out << YAML::Key << "repro_file" << YAML::Value << yaml_text(f.repro_path);
+    if (f.repro_existed) out << YAML::Key << "repro_file_existed" << YAML::Value << "true";
     const std::string repro = yaml_lines(f.repro_yaml);
     out << YAML::Key << "repro" << YAML::Value;
     if (literal_round_trips(repro)) out << YAML::Literal;
@@ -899,7 +905,12 @@ std::string verdict_table(const Certificate& certificate) {
     out << "\n" << name(f.outcome) << " in " << shown(f.campaign) << " case " << shown(f.case_id) << ": "
         << shown(f.detail) << "\n  " << shown(f.configuration) << "\n";
     if (!f.repro_detail.empty()) out << "  repro: " << shown(f.repro_detail) << "\n";
-    if (!f.repro_path.empty()) out << "  repro written to " << shown(f.repro_path) << "\n";
+    if (!f.repro_path.empty() && f.repro_existed) {
+      out << "  repro not written: " << shown(f.repro_path)
+          << " was there already (the same case id, from an earlier run) and is left as it was\n";
+    } else if (!f.repro_path.empty()) {
+      out << "  repro written to " << shown(f.repro_path) << "\n";
+    }
     const std::string repro = shown_lines(f.repro_yaml, kMaxShownReproBytes);
     out << repro << (repro.empty() || repro.back() == '\n' ? "" : "\n");
   }

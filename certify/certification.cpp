@@ -124,15 +124,20 @@ class Runner {
                                "\nfailure signature: " + safe_text(signature.text);
       failure.repro_yaml = corpus::format_corpus_file({repro}, note);
       if (!options_.emit_repro_dir.empty()) {
-        failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir, backend_.spec(), note);
+        const corpus::ReproFile emitted = corpus::write_repro_file(repro, options_.emit_repro_dir, backend_.spec(), note);
+        failure.repro_path = emitted.path;
+        failure.repro_existed = !emitted.written;
       }
       // A saved failure that fails again, and shrinks no further, is in the database already.
       const bool saved_already = campaign == kFailureDatabaseCampaign && origin != nullptr &&
                                  repro_case.input == origin->input && repro_case.config.partitions == origin->config.partitions &&
                                  repro_case.config.free == origin->config.free;
       if (!saved_already) {
-        const std::string saved = add_to_failure_database(repro, note);
-        if (failure.repro_path.empty()) failure.repro_path = saved;
+        const corpus::ReproFile saved = add_to_failure_database(repro, note);
+        if (failure.repro_path.empty()) {
+          failure.repro_path = saved.path;
+          failure.repro_existed = !saved.path.empty() && !saved.written;
+        }
       }
     } catch (const std::exception& error) {
       failure.repro_yaml = std::string("# no repro: ") + error.what() + "\n";
@@ -142,20 +147,19 @@ class Runner {
 
   // The repro goes into the failure database (never over a file: its name is its content's hash).
   // A database that cannot be written is noted in the header, once; the run goes on.
-  // Returns the file's path, or "" when there is no database or it could not be written.
-  std::string add_to_failure_database(const corpus::CorpusCase& repro, const std::string& note) {
-    if (database_dir_.empty() || certificate_.header.count("failure_database_error") != 0) return "";
+  // Returns the file and whether it was written now, or no path when there is no database or it
+  // could not be written.
+  corpus::ReproFile add_to_failure_database(const corpus::CorpusCase& repro, const std::string& note) {
+    if (database_dir_.empty() || certificate_.header.count("failure_database_error") != 0) return {};
     try {
-      std::error_code ignored;
-      const bool there = std::filesystem::exists(std::filesystem::path(database_dir_) / (repro.id + ".yaml"), ignored);
-      const std::string path = corpus::write_repro_file(repro, database_dir_, backend_.spec(), note);
-      if (there) return path;  // the same repro, saved before (its name is its content's hash)
+      const corpus::ReproFile saved = corpus::write_repro_file(repro, database_dir_, backend_.spec(), note);
+      if (!saved.written) return saved;  // the same repro, saved before (its name is its content's hash)
       ++added_to_database_;
       certificate_.header["failure_database_added"] = std::to_string(added_to_database_);
-      return path;
+      return saved;
     } catch (const std::exception& error) {
       certificate_.header["failure_database_error"] = error.what();
-      return "";
+      return {};
     }
   }
 

@@ -48,9 +48,10 @@ struct Failure {
   Outcome outcome = Outcome::kPass;
   std::string detail;         // the original case's; for nondeterministic: both runs' outcomes and details
   std::string repro_yaml;     // the shrunk case as a corpus file
-  std::string repro_path;     // where --emit-repro (else the failure database) wrote it
+  std::string repro_path;     // where --emit-repro (else the failure database) put it
   std::string signature;      // what kind of failure (shrink.h): outcome, byte, block and element class, knobs
   std::string repro_detail;   // the repro's own run: its first scale and data differences, or its detail
+  bool repro_existed = false; // repro_path was there already (an earlier run's), left as it was
 };
 
 // The failures of one signature (Failure::signature): what differs, in which block class, for

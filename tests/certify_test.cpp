@@ -1,7 +1,10 @@
 // `mxconform certify` end to end through the library: the built-in implementations and the
 // example backend are certified; each deliberately bad test backend (tests/backends) is reported
 // with its own outcome, naming the case, and the campaign survives it.
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -188,6 +191,36 @@ TEST(Certify, NoRequestedConfigurationSupportedIsNotCertified) {
   const Certificate corpus = run_certification(unnamed);
   EXPECT_TRUE(corpus.certified()) << verdict_table(corpus);
   EXPECT_GT(count(corpus, Outcome::kPass), 0u);
+}
+
+// --emit-repro into a directory an earlier run filled: the repro file of the same id is left as
+// it was, and the report says so instead of "repro written to".
+TEST(Certify, AReproFileAlreadyThereIsNotReportedAsWritten) {
+  const std::string dir = ::testing::TempDir() + "/mxconform-emit-repro-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  CertifyOptions options = options_for(MXCONFORM_TEST_BACKEND_WRONG_ROUNDING, {"corpus"});
+  options.emit_repro_dir = dir;
+  const Certificate first = run_certification(options);
+  ASSERT_FALSE(first.failures.empty());
+  const std::string path = first.failures.front().repro_path;
+  EXPECT_FALSE(first.failures.front().repro_existed);
+  EXPECT_NE(verdict_table(first).find("  repro written to " + path + "\n"), std::string::npos) << verdict_table(first);
+  // An earlier run's file (here: edited since) under the same name.
+  {
+    std::FILE* file = std::fopen(path.c_str(), "a");
+    ASSERT_NE(file, nullptr);
+    std::fputs("# edited by hand\n", file);
+    std::fclose(file);
+  }
+  const Certificate again = run_certification(options);
+  ASSERT_FALSE(again.failures.empty());
+  EXPECT_EQ(again.failures.front().repro_path, path);
+  EXPECT_TRUE(again.failures.front().repro_existed);
+  const std::string table = verdict_table(again);
+  EXPECT_EQ(table.find("repro written to " + path), std::string::npos) << table;
+  EXPECT_NE(table.find("  repro not written: " + path + " was there already"), std::string::npos) << table;
+  EXPECT_NE(to_yaml(again).find("repro_file_existed: true"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Certify, LibrariesThatAreNotBackendsAreNotCertifiedWithTheReason) {
