@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <random>
 
 #include <yaml-cpp/yaml.h>
 
@@ -53,6 +54,7 @@ constexpr std::uint64_t kNpyHeaderAllowance = 1 << 16;  // bytes a .npy may hold
 struct CaseSet {
   std::vector<std::string> campaigns;  // canonical order: corpus, exhaustive, properties; or fingerprint
   QuantizeConfig knobs;                // the profile and knobs exported
+  NamedKnobs named;                    // the knobs named on export's command line (none with all_knobs)
   bool wants(const std::string& campaign) const {
     return std::find(campaigns.begin(), campaigns.end(), campaign) != campaigns.end();
   }
@@ -84,10 +86,11 @@ std::vector<std::string> canonical_campaigns(const std::vector<std::string>& nam
 }
 
 CaseSet load_case_set(const std::vector<std::string>& campaigns, const std::vector<std::string>& corpus_paths,
-                      const QuantizeConfig& knobs, bool all_knobs) {
+                      const QuantizeConfig& knobs, const NamedKnobs& named, bool all_knobs) {
   CaseSet set;
   set.campaigns = campaigns;
   set.knobs = knobs;
+  set.named = all_knobs ? NamedKnobs{} : named;
   const std::vector<std::string> files =
       set.wants("corpus") ? corpus::find_corpus_files(corpus_paths) : std::vector<std::string>{};
   Sha256 digest;  // the same digest certify records as corpus_sha256
@@ -104,15 +107,15 @@ CaseSet load_case_set(const std::vector<std::string>& campaigns, const std::vect
 }
 
 // Every case of the campaigns in certify's order, with the tally key certify files it under
-// (the generating configuration's knobs_text; the corpus case's own for the corpus). As certify
-// --profile: the corpus cases of the profile exported only; for a profile other than neuron no
-// exhaustive campaign (it follows the neuron path) and the profile campaign for the properties.
+// (the generating configuration's knobs_text; the corpus case's own for the corpus). As certify:
+// the corpus cases in_request only; for a profile other than neuron no exhaustive campaign (it
+// follows the neuron path) and the profile campaign for the properties.
 void for_each_bundle_case(const CaseSet& set, Level level, std::uint64_t seed,
                           const std::function<void(const std::string& tally_key, const CampaignCase& c)>& visit) {
   const ProfileId profile = set.knobs.profile;
   if (set.wants("corpus")) {
     for_each_corpus_case(set.corpus, [&](const CampaignCase& c) {
-      if (c.config.profile == profile) visit(knobs_text(c.config), c);
+      if (in_request(set.knobs, set.named, c.config)) visit(knobs_text(c.config), c);
     });
   }
   for (const QuantizeConfig& config : set.configurations) {
@@ -135,8 +138,36 @@ void for_each_bundle_case(const CaseSet& set, Level level, std::uint64_t seed,
 }
 
 std::string input_path(const std::string& id) { return std::string(kInputs) + "/" + id + ".npy"; }
-std::string data_path(const std::string& id) { return std::string(kOutputs) + "/" + id + ".data.npy"; }
-std::string scale_path(const std::string& id) { return std::string(kOutputs) + "/" + id + ".scale.npy"; }
+// Each export writes its outputs into a directory of its own, outputs/<export_id>, named by a
+// random id the manifest records: outputs a runner wrote for an earlier export into the same
+// bundle directory (export --force) are never graded as answers to this one. A manifest written
+// before the field has its outputs in outputs/ itself.
+constexpr std::size_t kExportIdBytes = 16;
+
+// A new export id: kExportIdBytes random bytes in lowercase hex.
+std::string new_export_id() {
+  std::random_device random;  // /dev/urandom
+  std::string id;
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < kExportIdBytes; ++i) {
+    const auto byte = static_cast<unsigned>(random() & 0xFFu);
+    id += kHex[byte >> 4];
+    id += kHex[byte & 0xFu];
+  }
+  return id;
+}
+
+bool is_export_id(const std::string& text) {
+  return text.size() == 2 * kExportIdBytes &&
+         std::all_of(text.begin(), text.end(), [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); });
+}
+
+// The directory of an export's outputs, relative to the bundle ("" export id: outputs/ itself).
+std::string outputs_directory(const std::string& export_id) {
+  return export_id.empty() ? std::string(kOutputs) : std::string(kOutputs) + "/" + export_id;
+}
+std::string data_path(const std::string& outputs, const std::string& id) { return outputs + "/" + id + ".data.npy"; }
+std::string scale_path(const std::string& outputs, const std::string& id) { return outputs + "/" + id + ".scale.npy"; }
 
 // What pins a case: its id, knobs, shape, input and the oracle's bytes (cases_sha256).
 void add_to_digest(Sha256& digest, const std::string& id, const CampaignCase& c) {
@@ -164,6 +195,25 @@ void emit_knobs(YAML::Emitter& out, const QuantizeConfig& config) {
   out << YAML::Key << "scale_layout" << YAML::Value << std::string(name(config.scale_layout));
   out << YAML::Key << "profile" << YAML::Value << std::string(name(config.profile));
   out << YAML::Key << "block_shape" << YAML::Value << std::string(name(config.block_shape));
+}
+
+// The manifest's `named_knobs`: the knob flags given, under the CLI's names without the dashes.
+struct NamedKnobField {
+  const char* name;
+  bool NamedKnobs::*flag;
+};
+constexpr NamedKnobField kNamedKnobFields[] = {{"emax_mode", &NamedKnobs::emax_mode},
+                                               {"fp8_nan", &NamedKnobs::fp8_nan},
+                                               {"lane_stride", &NamedKnobs::lane_stride},
+                                               {"high_parity", &NamedKnobs::high_parity},
+                                               {"scale_layout", &NamedKnobs::scale_layout}};
+
+std::vector<std::string> named_knob_names(const NamedKnobs& named) {
+  std::vector<std::string> out;
+  for (const NamedKnobField& field : kNamedKnobFields) {
+    if (named.*field.flag) out.push_back(field.name);
+  }
+  return out;
 }
 
 bool directory_is_empty(const std::string& path) {
@@ -347,7 +397,7 @@ void read_profile(const ManifestReader& reader, const YAML::Node& k, QuantizeCon
 
 // The manifest entry of one case must say what this mxconform regenerates; `where` names it.
 void check_entry(const ManifestReader& reader, const YAML::Node& entry, const std::string& id, const CampaignCase& c,
-                 const std::string& regenerated_from) {
+                 const std::string& regenerated_from, const std::string& outputs) {
   const std::string where = "case " + id + ": ";
   if (!entry.IsMap()) reader.fail(entry, where + "expected a map");
   const auto expect = [&](const std::string& key, const std::string& wanted) {
@@ -380,14 +430,14 @@ void check_entry(const ManifestReader& reader, const YAML::Node& entry, const st
   const bool neuron_8x4 = c.config.profile == ProfileId::kNeuron && c.config.block_shape == BlockShape::k8x4;
   if (!neuron_8x4 || entry["profile"]) expect("profile", std::string(name(c.config.profile)));
   if (!neuron_8x4 || entry["block_shape"]) expect("block_shape", std::string(name(c.config.block_shape)));
-  expect("data", data_path(id));
-  expect("scale", scale_path(id));
+  expect("data", data_path(outputs, id));
+  expect("scale", scale_path(outputs, id));
 }
 
 // The outputs of one case, graded; `digest_lines` gets "sha256  path" for each file present;
 // `data` and `scale` the bytes read when both files are well-formed (else they stay empty).
-CallGrade grade_outputs(int outputs_fd, const std::string& id, const CampaignCase& c, std::string& digest_lines,
-                        std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale) {
+CallGrade grade_outputs(int outputs_fd, const std::string& outputs, const std::string& id, const CampaignCase& c,
+                        std::string& digest_lines, std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale) {
   CallGrade grade;
   const Geometry g = geometry(c.config);
   struct Wanted {
@@ -395,8 +445,8 @@ CallGrade grade_outputs(int outputs_fd, const std::string& id, const CampaignCas
     std::size_t rows, cols;
     npy::Array array;
   };
-  Wanted wanted[2] = {{data_path(id), id + ".data.npy", c.config.partitions, g.data_row_bytes, {}},
-                      {scale_path(id), id + ".scale.npy", g.scale_rows, g.block_cols, {}}};
+  Wanted wanted[2] = {{data_path(outputs, id), id + ".data.npy", c.config.partitions, g.data_row_bytes, {}},
+                      {scale_path(outputs, id), id + ".scale.npy", g.scale_rows, g.block_cols, {}}};
   std::string missing;
   for (Wanted& w : wanted) {
     const std::uint64_t max_bytes = static_cast<std::uint64_t>(w.rows) * w.cols + kNpyHeaderAllowance;
@@ -465,6 +515,9 @@ class FdCloser {
 
 ExportSummary export_bundle(const ExportOptions& options) {
   const std::string& dir = options.directory;
+  const std::vector<std::string> campaigns = canonical_campaigns(options.campaigns, "--campaign");
+  ExportSummary summary;
+  summary.skipped = skipped_campaigns(campaigns, options.knobs);
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) throw Error(dir + ": not a directory");
@@ -476,10 +529,11 @@ ExportSummary export_bundle(const ExportOptions& options) {
   }
   make_directory(dir + "/" + kInputs, options.force);
   make_directory(dir + "/" + kOutputs, options.force);
+  const std::string export_id = new_export_id();
+  const std::string outputs = outputs_directory(export_id);
+  make_directory(dir + "/" + outputs, false);  // new: no earlier export's outputs in it
 
-  const CaseSet set = load_case_set(canonical_campaigns(options.campaigns, "--campaign"), options.corpus_paths,
-                                    options.knobs, options.all_knobs);
-  ExportSummary summary;
+  const CaseSet set = load_case_set(campaigns, options.corpus_paths, options.knobs, options.named_knobs, options.all_knobs);
   YAML::Emitter cases;
   cases << YAML::BeginSeq;
   Sha256 digest;
@@ -502,8 +556,8 @@ ExportSummary export_bundle(const ExportOptions& options) {
     cases << YAML::Key << "shape" << YAML::Value << YAML::Flow << YAML::BeginSeq << c.config.partitions << c.config.free
           << YAML::EndSeq;
     emit_knobs(cases, c.config);
-    cases << YAML::Key << "data" << YAML::Value << data_path(id);
-    cases << YAML::Key << "scale" << YAML::Value << scale_path(id);
+    cases << YAML::Key << "data" << YAML::Value << data_path(outputs, id);
+    cases << YAML::Key << "scale" << YAML::Value << scale_path(outputs, id);
     cases << YAML::EndMap;
   });
   cases << YAML::EndSeq;
@@ -516,12 +570,14 @@ ExportSummary export_bundle(const ExportOptions& options) {
   head << YAML::Key << "mxconform_version" << YAML::Value << MXCONFORM_VERSION;
   head << YAML::Key << "mxconform_commit" << YAML::Value << git_commit();
   head << YAML::Key << "exported" << YAML::Value << now_utc();
+  head << YAML::Key << "export_id" << YAML::Value << export_id;
   head << YAML::Key << "level" << YAML::Value << name(options.level);
   head << YAML::Key << "seed" << YAML::Value << std::to_string(options.seed);
   head << YAML::Key << "all_knobs" << YAML::Value << (options.all_knobs ? "true" : "false");
   head << YAML::Key << "knobs" << YAML::Value << YAML::BeginMap;
   emit_knobs(head, options.knobs);
   head << YAML::EndMap;
+  head << YAML::Key << "named_knobs" << YAML::Value << YAML::Flow << named_knob_names(set.named);
   head << YAML::Key << "campaigns" << YAML::Value << YAML::Flow << set.campaigns;
   head << YAML::Key << "corpus_sha256" << YAML::Value << set.corpus_sha256;
   head << YAML::Key << "corpus_files" << YAML::Value << set.corpus_files;
@@ -598,6 +654,21 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
     if (message.rfind(manifest_name, 0) == 0) throw;
     throw Error(manifest_name + ": " + message);
   }
+  // The knob flags export was given (absent before the field: none, every knob value).
+  NamedKnobs named;
+  if (const YAML::Node list = manifest["named_knobs"]) {
+    if (!list.IsSequence()) reader.fail(list, "field 'named_knobs' must be a list");
+    for (const YAML::Node& knob : list) {
+      const auto field = std::find_if(std::begin(kNamedKnobFields), std::end(kNamedKnobFields), [&](const NamedKnobField& f) {
+        return knob.IsScalar() && knob.Scalar() == f.name;
+      });
+      if (field == std::end(kNamedKnobFields)) {
+        reader.fail(knob, "field 'named_knobs' lists '" + safe_text(knob.IsScalar() ? knob.Scalar() : "?", 64) +
+                              "'; expected emax_mode, fp8_nan, lane_stride, high_parity or scale_layout");
+      }
+      named.*field->flag = true;
+    }
+  }
   std::vector<std::string> campaigns;
   const YAML::Node campaign_list = reader.field(manifest, "campaigns", "");
   if (!campaign_list.IsSequence()) reader.fail(campaign_list, "field 'campaigns' must be a list");
@@ -610,13 +681,23 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   } catch (const Error& error) {
     reader.fail(campaign_list, error.what());
   }
+  // This export's outputs directory (absent before the field: outputs/ itself).
+  std::string export_id;
+  if (manifest["export_id"]) {
+    export_id = reader.text(manifest, "export_id");
+    if (!is_export_id(export_id)) {
+      reader.fail(manifest["export_id"], "field 'export_id' is '" + safe_text(export_id, 64) + "'; expected " +
+                                             std::to_string(2 * kExportIdBytes) + " lowercase hex digits");
+    }
+  }
+  const std::string outputs = outputs_directory(export_id);
   const YAML::Node entries = reader.field(manifest, "cases", "");
   if (!entries.IsSequence()) reader.fail(entries, "field 'cases' must be a list");
   const std::uint64_t case_count = reader.number(manifest, "case_count", std::numeric_limits<std::uint32_t>::max());
   const std::string cases_sha256 = reader.text(manifest, "cases_sha256");
   const std::string recorded_corpus = reader.text(manifest, "corpus_sha256");
 
-  const CaseSet set = load_case_set(campaigns, options.corpus_paths, knobs, all_knobs);
+  const CaseSet set = load_case_set(campaigns, options.corpus_paths, knobs, named, all_knobs);
   if (recorded_corpus != set.corpus_sha256) {
     reader.fail(manifest["corpus_sha256"], "field 'corpus_sha256' is " + safe_text(recorded_corpus, 80) + " but the corpus here (" +
                                                std::to_string(set.corpus_files) + " files) digests to " + set.corpus_sha256 +
@@ -638,6 +719,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   h["bundle"] = bundle;
   h["manifest_sha256"] = manifest_sha256;
   h["bundle_exported"] = manifest["exported"] && manifest["exported"].IsScalar() ? manifest["exported"].Scalar() : "unknown";
+  h["bundle_export_id"] = export_id.empty() ? "none (outputs/ itself)" : export_id;
   h["bundle_mxconform_commit"] =
       manifest["mxconform_commit"] && manifest["mxconform_commit"].IsScalar() ? manifest["mxconform_commit"].Scalar() : "unknown";
   h["corpus_sha256"] = set.corpus_sha256;
@@ -651,6 +733,10 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
     h["block_shape"] = name(knobs.block_shape);
   }
   for (const std::string& c : campaigns) h["campaigns"] += (h["campaigns"].empty() ? "" : " ") + c;
+  for (const std::string& c : campaigns) {
+    const std::string why = campaign_not_for_profile(c, knobs);
+    if (!why.empty()) h["campaigns_skipped"] += (h["campaigns_skipped"].empty() ? "" : "; ") + c + ": " + why;
+  }
   h["rerun"] = "mxconform grade " + shell_word(bundle);
   h["started"] = now_utc();
   for (const QuantizeConfig& c : set.configurations) certificate.configurations.push_back(knobs_text(c));
@@ -658,8 +744,12 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   // 2. Every case regenerated and checked against its entry and input file, then graded.
   const int inputs_fd = open_subdirectory(dir_fd, kInputs, true, dir);
   FdCloser close_inputs(inputs_fd);
-  const int outputs_fd = open_subdirectory(dir_fd, kOutputs, false, dir);
-  FdCloser close_outputs(outputs_fd);
+  const int outputs_root_fd = open_subdirectory(dir_fd, kOutputs, false, dir);
+  FdCloser close_outputs_root(outputs_root_fd);
+  const int outputs_fd = export_id.empty() || outputs_root_fd < 0
+                             ? outputs_root_fd
+                             : open_subdirectory(outputs_root_fd, export_id.c_str(), false, dir + "/" + kOutputs);
+  FdCloser close_outputs(outputs_fd == outputs_root_fd ? -1 : outputs_fd);
   const std::string regenerated_from = "mxconform regenerates from level " + std::string(name(level)) + " and seed " +
                                        std::to_string(seed);
   std::map<std::pair<std::string, std::string>, std::size_t> tally_of;
@@ -674,7 +764,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
       reader.fail(entries, "field 'cases' lists " + std::to_string(entries.size()) + " cases but level " + name(level) +
                                " and seed " + std::to_string(seed) + " give more");
     }
-    check_entry(reader, entries[index], id, c, regenerated_from);
+    check_entry(reader, entries[index], id, c, regenerated_from, outputs);
     ++index;
     add_to_digest(digest, id, c);
     BundleFile input(inputs_fd, input_path(id), id + ".npy", c.input.size() * 2 + kNpyHeaderAllowance);
@@ -699,7 +789,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
     }
     ++certificate.cases;
     std::vector<std::uint8_t> data, scale;
-    const CallGrade grade = grade_outputs(outputs_fd, id, c, output_lines, data, scale);
+    const CallGrade grade = grade_outputs(outputs_fd, outputs, id, c, output_lines, data, scale);
     if (each) each(c, grade, data, scale);
     ++tally.outcomes[name(grade.outcome)];
     constexpr std::size_t kMaxFailuresKept = 50;
@@ -732,7 +822,11 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
       }
       failure.repro_yaml = corpus::format_corpus_file({repro}, "mxconform grade: " + std::string(name(grade.outcome)) +
                                                                    " in bundle case " + id + " (" + c.campaign + " " + c.id + ")");
-      if (!options.emit_repro_dir.empty()) failure.repro_path = corpus::write_repro_file(repro, options.emit_repro_dir);
+      if (!options.emit_repro_dir.empty()) {
+        const corpus::ReproFile emitted = corpus::write_repro_file(repro, options.emit_repro_dir);
+        failure.repro_path = emitted.path;
+        failure.repro_existed = !emitted.written;
+      }
     } catch (const std::exception& error) {
       failure.repro_yaml = std::string("# no repro: ") + error.what() + "\n";
     }

@@ -23,6 +23,7 @@ struct ExportOptions {
   Level level = Level::kGate;
   std::uint64_t seed = 1;
   QuantizeConfig knobs;                  // as for certify
+  NamedKnobs named_knobs;                // as for certify: the corpus cases exported are in_request
   bool all_knobs = false;
   // A subset of corpus, exhaustive, properties, in any order; or fingerprint alone (the deciding
   // cases of fingerprint.h under `knobs`).
@@ -33,13 +34,15 @@ struct ExportOptions {
 
 struct ExportSummary {
   std::size_t cases = 0;
+  std::vector<std::string> skipped;  // "campaign: why" for each campaign with no case for the profile
   std::uint64_t input_bytes = 0;   // the .npy inputs, headers included
   std::string manifest_path;
 };
 
-// Writes DIR/inputs/<id>.npy for every case, creates DIR/outputs/ (empty) and writes
+// Writes DIR/inputs/<id>.npy for every case, creates DIR/outputs/<export_id>/ (empty) and writes
 // DIR/manifest.yaml last, so a bundle without a manifest is an interrupted export. Throws Error
-// before writing anything when DIR is not empty and `force` is false, or is not a directory.
+// before writing anything when DIR is not empty and `force` is false, or is not a directory, or
+// when no campaign asked for has a case for the profile (skipped_campaigns).
 ExportSummary export_bundle(const ExportOptions& options);
 
 struct GradeOptions {

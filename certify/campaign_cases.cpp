@@ -242,6 +242,37 @@ std::vector<std::uint8_t> pack_codes(const QuantizeConfig& config, const std::ve
 
 }  // namespace
 
+std::string campaign_not_for_profile(const std::string& campaign, const QuantizeConfig& knobs) {
+  if (campaign != "exhaustive" || knobs.profile == ProfileId::kNeuron) return "";
+  return "the exhaustive element campaign is neuron-only (it follows the neuron path); profile " +
+         std::string(name(knobs.profile)) + " has no case in it";
+}
+
+std::vector<std::string> skipped_campaigns(const std::vector<std::string>& campaigns, const QuantizeConfig& knobs) {
+  std::vector<std::string> skipped;
+  std::string flags;
+  for (const std::string& campaign : campaigns) {
+    const std::string why = campaign_not_for_profile(campaign, knobs);
+    if (why.empty()) continue;
+    skipped.push_back(campaign + ": " + why);
+    flags += (flags.empty() ? "--campaign " : " --campaign ") + campaign;
+  }
+  if (!campaigns.empty() && skipped.size() == campaigns.size()) {
+    throw Error(flags + ": " + skipped.front().substr(skipped.front().find(": ") + 2) +
+                "; ask for corpus or properties (the profile campaign)");
+  }
+  return skipped;
+}
+
+bool in_request(const QuantizeConfig& request, const NamedKnobs& named, const QuantizeConfig& config) {
+  if (config.profile != request.profile || config.block_shape != request.block_shape) return false;
+  if (named.emax_mode && config.emax_mode != request.emax_mode) return false;
+  if (named.scale_layout && config.scale_layout != request.scale_layout) return false;
+  if (!is_fp4(config.output)) return !named.fp8_nan || config.fp8_nan == request.fp8_nan;
+  if (named.lane_stride && config.fp4_lane_stride != request.fp4_lane_stride) return false;
+  return !named.high_parity || config.fp4_high_parity == request.fp4_high_parity;
+}
+
 void for_each_corpus_case(const std::vector<corpus::CorpusCase>& loaded, const CaseVisitor& visit) {
   for (const corpus::CorpusCase& c : loaded) {
     CampaignCase out;

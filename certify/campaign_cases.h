@@ -66,6 +66,31 @@ std::size_t property_cases_per_config(Level level);
 void oracle_bytes(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                   std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale);
 
+// Why `campaign` ("corpus", "exhaustive", "properties") has no cases for `knobs`' profile, or ""
+// when it has some: the exhaustive element campaign follows the neuron path and is neuron-only.
+std::string campaign_not_for_profile(const std::string& campaign, const QuantizeConfig& knobs);
+
+// The campaigns of `campaigns` that have no cases for `knobs`' profile, each as "campaign: why"
+// (campaign_not_for_profile). Throws Error naming --campaign and why when every campaign asked
+// for is one: such a run or bundle would hold no case at all.
+std::vector<std::string> skipped_campaigns(const std::vector<std::string>& campaigns, const QuantizeConfig& knobs);
+
+// The knob flags a user gave (certify, export): the knobs a request fixes. A knob not named takes
+// any value in the corpus campaign, whose cases keep their own knob values.
+struct NamedKnobs {
+  bool emax_mode = false;
+  bool fp8_nan = false;
+  bool lane_stride = false;
+  bool high_parity = false;
+  bool scale_layout = false;
+};
+
+// Whether a case of `config` is part of the request for `request` (the certified profile and
+// knobs) with the knobs `named`: the same profile and block shape, and each named knob's value
+// (the FP8 NaN policy for FP8 outputs only, the lane stride and parity for FP4 outputs only).
+// The corpus campaign of certify and export runs only such cases.
+bool in_request(const QuantizeConfig& request, const NamedKnobs& named, const QuantizeConfig& config);
+
 // The corpus campaign: every case of `loaded`, in order, with its own configuration; expected
 // bytes the corpus leaves open (unnamed scale rows) are 0. `origin` points into `loaded`.
 void for_each_corpus_case(const std::vector<corpus::CorpusCase>& loaded, const CaseVisitor& visit);

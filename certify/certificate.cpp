@@ -153,23 +153,38 @@ bool counts_as_failure(const std::string& outcome) {
   return outcome != name(Outcome::kPass) && outcome != name(Outcome::kUnsupported);
 }
 
-// Why the counts and failures do not certify, or "" when they do: certified iff no failure
-// outcome is counted, no failure is listed and at least one case passed.
-std::string why_not_certified(const Certificate& certificate) {
-  if (certificate.header.count("load_error") != 0) return "the backend could not be loaded";
-  if (!certificate.coverage_missed.empty()) {
-    return std::to_string(certificate.coverage_missed.size()) + " promised coverage class(es) missed";
-  }
-  bool passed = false;
-  for (const Tally& t : certificate.tallies) {
+}  // namespace
+
+std::string Certificate::why_not_certified() const {
+  if (header.count("load_error") != 0) return "the backend could not be loaded";
+  if (!coverage_missed.empty()) return std::to_string(coverage_missed.size()) + " promised coverage class(es) missed";
+  bool passed = false, declined = false;
+  std::vector<std::string> reasons;  // why configurations are not supported, each once
+  for (const Tally& t : tallies) {
     for (const auto& [outcome, count] : t.outcomes) {
       if (count > 0 && counts_as_failure(outcome)) return outcome + " counted";
       passed |= count > 0 && outcome == name(Outcome::kPass);
+      declined |= count > 0 && outcome == name(Outcome::kUnsupported);
+    }
+    if (!t.unsupported.empty() && std::find(reasons.begin(), reasons.end(), t.unsupported) == reasons.end()) {
+      reasons.push_back(t.unsupported);
     }
   }
-  if (!certificate.failures.empty()) return std::to_string(certificate.failures.size()) + " failure(s) listed";
-  return passed ? "" : "no case passed";
+  if (!failures.empty()) return std::to_string(failures.size()) + " failure(s) listed";
+  if (passed) return "";
+  if (!declined && reasons.empty()) return "no case passed";
+  // Nothing passed and something was not supported: no requested configuration ran at all.
+  std::string why = "none of the requested configurations is supported by the backend: ";
+  if (reasons.empty()) return why + "every case was declined as not supported";
+  constexpr std::size_t kReasonsShown = 3;
+  for (std::size_t i = 0; i < std::min(reasons.size(), kReasonsShown); ++i) why += (i == 0 ? "" : "; ") + reasons[i];
+  if (reasons.size() > kReasonsShown) why += "; and " + std::to_string(reasons.size() - kReasonsShown) + " more";
+  return why;
 }
+
+bool Certificate::certified() const { return why_not_certified().empty(); }
+
+namespace {
 
 const char* verdict_text(bool certified) { return certified ? "certified" : "not certified"; }
 
@@ -225,7 +240,7 @@ void check_consistency(const Certificate& certificate) {
   check_groups(certificate);
   const auto verdict = certificate.header.find("verdict");
   if (verdict == certificate.header.end()) throw Error("no verdict");
-  const std::string why = why_not_certified(certificate);
+  const std::string why = certificate.why_not_certified();
   if (verdict->second != verdict_text(why.empty())) {
     throw Error("verdict is '" + safe_text(verdict->second, 64) + "', but the counts and failures say '" +
                 verdict_text(why.empty()) + "'" + (why.empty() ? "" : " (" + why + ")"));
@@ -236,7 +251,7 @@ void check_consistency(const Certificate& certificate) {
 
 // The top-level keys that are not header lines.
 const std::set<std::string>& body_keys() {
-  static const std::set<std::string> keys = {"mxconform_certificate", "cases", "configurations", "coverage",
+  static const std::set<std::string> keys = {"mxconform_certificate", "verdict_reason", "cases", "configurations", "coverage",
                                              "coverage_missed", "results", "failures", "failure_groups",
                                              "integrity"};
   return keys;
@@ -307,7 +322,7 @@ Tally tally_from(const YAML::Node& node, const std::string& field) {
 
 Failure failure_from(const YAML::Node& node, const std::string& field) {
   map_entries(node, field, {"campaign", "case", "configuration", "knobs", "outcome", "detail", "signature", "repro_difference",
-                            "repro_file", "repro"});
+                            "repro_file", "repro_file_existed", "repro"});
   Failure f;
   f.campaign = text_from(required(node, "campaign", field), field + ".campaign");
   f.case_id = text_from(required(node, "case", field), field + ".case");
@@ -322,6 +337,11 @@ Failure failure_from(const YAML::Node& node, const std::string& field) {
   if (node["signature"]) f.signature = text_from(node["signature"], field + ".signature");
   if (node["repro_difference"]) f.repro_detail = text_from(node["repro_difference"], field + ".repro_difference");
   if (node["repro_file"]) f.repro_path = text_from(node["repro_file"], field + ".repro_file");
+  if (node["repro_file_existed"]) {
+    const std::string existed = text_from(node["repro_file_existed"], field + ".repro_file_existed");
+    if (existed != "true") throw Error(field + ".repro_file_existed: '" + safe_text(existed, 64) + "'; expected true");
+    f.repro_existed = true;
+  }
   f.repro_yaml = text_from(required(node, "repro", field), field + ".repro");
   return f;
 }
@@ -419,6 +439,31 @@ std::string without_shard(std::string rerun) {
   return rerun;
 }
 
+// Two values a refusal sets side by side, each at most kShownBytes: whole when both fit, else each
+// from the word before their first difference (the flag of a differing value, in a rerun line)
+// with "..." in front of what is left out, so that the part that differs is what shows.
+std::pair<std::string, std::string> differing_parts(const std::string& actual, const std::string& expected) {
+  constexpr std::size_t kShownBytes = 200;
+  if (actual.size() <= kShownBytes && expected.size() <= kShownBytes) return {safe_text(actual), safe_text(expected)};
+  const std::size_t first = static_cast<std::size_t>(
+      std::mismatch(actual.begin(), actual.begin() + static_cast<std::ptrdiff_t>(std::min(actual.size(), expected.size())),
+                    expected.begin())
+          .first -
+      actual.begin());
+  // The start of the word the difference is in, then of the word before it.
+  std::size_t start = actual.rfind(' ', first == 0 ? 0 : first - 1);
+  start = start == std::string::npos || first == 0 ? 0 : start;
+  if (start > 0) {
+    const std::size_t before = actual.rfind(' ', start - 1);
+    start = before == std::string::npos ? 0 : before + 1;
+  }
+  if (first > start + kShownBytes / 2) start = first - kShownBytes / 2;  // a long word: the difference stays in view
+  const auto part = [&](const std::string& text) {
+    return (start == 0 ? "" : "...") + safe_text(std::string_view(text).substr(std::min(start, text.size())), kShownBytes);
+  };
+  return {part(actual), part(expected)};
+}
+
 // The header value of `key`, which a shard must have.
 const std::string& run_value(const Certificate& certificate, const std::string& key) {
   const auto value = certificate.header.find(key);
@@ -486,6 +531,8 @@ std::string to_yaml(const Certificate& certificate) {
   out << YAML::BeginMap;
   out << YAML::Key << "mxconform_certificate" << YAML::Value << 1;
   out << YAML::Key << "verdict" << YAML::Value << verdict_text(certificate.certified());
+  const std::string why = certificate.why_not_certified();
+  if (!why.empty()) out << YAML::Key << "verdict_reason" << YAML::Value << yaml_text(why);
   for (const auto& [key, value] : certificate.header) {
     if (key != "verdict" && body_keys().count(key) == 0) out << YAML::Key << yaml_text(key) << YAML::Value << yaml_text(value);
   }
@@ -519,6 +566,7 @@ std::string to_yaml(const Certificate& certificate) {
     if (!f.signature.empty()) out << YAML::Key << "signature" << YAML::Value << yaml_text(f.signature);
     if (!f.repro_detail.empty()) out << YAML::Key << "repro_difference" << YAML::Value << yaml_text(f.repro_detail);
     if (!f.repro_path.empty()) out << YAML::Key << "repro_file" << YAML::Value << yaml_text(f.repro_path);
+    if (f.repro_existed) out << YAML::Key << "repro_file_existed" << YAML::Value << "true";
     const std::string repro = yaml_lines(f.repro_yaml);
     out << YAML::Key << "repro" << YAML::Value;
     if (literal_round_trips(repro)) out << YAML::Literal;
@@ -675,8 +723,9 @@ Certificate merge(const std::vector<Certificate>& shards) {
   const Certificate& first = shards.front();
   for (std::size_t i = 1; i < shards.size(); ++i) {
     const auto differs = [&](const std::string& what, const std::string& actual, const std::string& expected) {
-      return Error(who[i] + ": " + what + " '" + safe_text(actual, 200) + "', but " + who[0] + " has '" +
-                   safe_text(expected, 200) + "': not shards of one run");
+      const auto [shown_actual, shown_expected] = differing_parts(actual, expected);
+      return Error(who[i] + ": " + what + " '" + shown_actual + "', but " + who[0] + " has '" + shown_expected +
+                   "': not shards of one run");
     };
     if (position[i].count != position[0].count) {
       throw Error(who[i] + ": shard " + shard_text(position[i]) + ", but " + who[0] + " is " + shard_text(position[0]) +
@@ -798,6 +847,9 @@ std::string verdict_table(const Certificate& certificate) {
       << "        " << header_value(certificate, "backend_path") << " sha256 " << header_value(certificate, "backend_sha256")
       << "\nlevel " << header_value(certificate, "level") << ", seed " << header_value(certificate, "seed") << ", shard "
       << header_value(certificate, "shard") << "\n";
+  if (certificate.header.count("campaigns_skipped") != 0) {
+    out << "skipped: " << header_value(certificate, "campaigns_skipped") << "\n";
+  }
   if (certificate.header.count("failure_database") != 0) {
     const auto added = certificate.header.find("failure_database_added");
     out << "failure database " << header_value(certificate, "failure_database") << ": "
@@ -853,7 +905,12 @@ std::string verdict_table(const Certificate& certificate) {
     out << "\n" << name(f.outcome) << " in " << shown(f.campaign) << " case " << shown(f.case_id) << ": "
         << shown(f.detail) << "\n  " << shown(f.configuration) << "\n";
     if (!f.repro_detail.empty()) out << "  repro: " << shown(f.repro_detail) << "\n";
-    if (!f.repro_path.empty()) out << "  repro written to " << shown(f.repro_path) << "\n";
+    if (!f.repro_path.empty() && f.repro_existed) {
+      out << "  repro not written: " << shown(f.repro_path)
+          << " was there already (the same case id, from an earlier run) and is left as it was\n";
+    } else if (!f.repro_path.empty()) {
+      out << "  repro written to " << shown(f.repro_path) << "\n";
+    }
     const std::string repro = shown_lines(f.repro_yaml, kMaxShownReproBytes);
     out << repro << (repro.empty() || repro.back() == '\n' ? "" : "\n");
   }
@@ -867,6 +924,8 @@ std::string verdict_table(const Certificate& certificate) {
   out << ". " << run << " cases run, " << failed << " failed";
   if (failed > certificate.failures.size()) out << ", " << certificate.failures.size() << " shown";
   out << "\n";
+  const std::string why = certificate.why_not_certified();
+  if (!why.empty()) out << "reason: " << shown(why) << "\n";
   return out.str();
 }
 

@@ -33,18 +33,6 @@
 
 namespace mxconform::certify {
 
-bool Certificate::certified() const {
-  if (!failures.empty() || !coverage_missed.empty() || header.count("load_error") != 0) return false;
-  std::size_t passes = 0;
-  for (const Tally& t : tallies) {
-    for (const auto& [outcome, count] : t.outcomes) {
-      if (outcome != name(Outcome::kPass) && outcome != name(Outcome::kUnsupported) && count > 0) return false;
-      if (outcome == name(Outcome::kPass)) passes += count;
-    }
-  }
-  return passes > 0;
-}
-
 namespace {
 
 constexpr const char* kFailureDatabaseCampaign = "failures";
@@ -137,15 +125,20 @@ class Runner {
                                "\nfailure signature: " + safe_text(signature.text);
       failure.repro_yaml = corpus::format_corpus_file({repro}, note);
       if (!options_.emit_repro_dir.empty()) {
-        failure.repro_path = corpus::write_repro_file(repro, options_.emit_repro_dir, backend_.spec(), note);
+        const corpus::ReproFile emitted = corpus::write_repro_file(repro, options_.emit_repro_dir, backend_.spec(), note);
+        failure.repro_path = emitted.path;
+        failure.repro_existed = !emitted.written;
       }
       // A saved failure that fails again, and shrinks no further, is in the database already.
       const bool saved_already = campaign == kFailureDatabaseCampaign && origin != nullptr &&
                                  repro_case.input == origin->input && repro_case.config.partitions == origin->config.partitions &&
                                  repro_case.config.free == origin->config.free;
       if (!saved_already) {
-        const std::string saved = add_to_failure_database(repro, note);
-        if (failure.repro_path.empty()) failure.repro_path = saved;
+        const corpus::ReproFile saved = add_to_failure_database(repro, note);
+        if (failure.repro_path.empty()) {
+          failure.repro_path = saved.path;
+          failure.repro_existed = !saved.path.empty() && !saved.written;
+        }
       }
     } catch (const std::exception& error) {
       failure.repro_yaml = std::string("# no repro: ") + error.what() + "\n";
@@ -155,20 +148,19 @@ class Runner {
 
   // The repro goes into the failure database (never over a file: its name is its content's hash).
   // A database that cannot be written is noted in the header, once; the run goes on.
-  // Returns the file's path, or "" when there is no database or it could not be written.
-  std::string add_to_failure_database(const corpus::CorpusCase& repro, const std::string& note) {
-    if (database_dir_.empty() || certificate_.header.count("failure_database_error") != 0) return "";
+  // Returns the file and whether it was written now, or no path when there is no database or it
+  // could not be written.
+  corpus::ReproFile add_to_failure_database(const corpus::CorpusCase& repro, const std::string& note) {
+    if (database_dir_.empty() || certificate_.header.count("failure_database_error") != 0) return {};
     try {
-      std::error_code ignored;
-      const bool there = std::filesystem::exists(std::filesystem::path(database_dir_) / (repro.id + ".yaml"), ignored);
-      const std::string path = corpus::write_repro_file(repro, database_dir_, backend_.spec(), note);
-      if (there) return path;  // the same repro, saved before (its name is its content's hash)
+      const corpus::ReproFile saved = corpus::write_repro_file(repro, database_dir_, backend_.spec(), note);
+      if (!saved.written) return saved;  // the same repro, saved before (its name is its content's hash)
       ++added_to_database_;
       certificate_.header["failure_database_added"] = std::to_string(added_to_database_);
-      return path;
+      return saved;
     } catch (const std::exception& error) {
       certificate_.header["failure_database_error"] = error.what();
-      return "";
+      return {};
     }
   }
 
@@ -273,13 +265,21 @@ void fill_header(const CertifyOptions& options, WorkerBackend& backend, const st
     campaign_flags += " --campaign " + c;
   }
   h["campaigns"] = campaigns;
+  // The knob flags the user gave, and only those: a knob not named leaves the corpus campaign
+  // every value (in_request), and so must the rerun. The others have their default values (a
+  // profile's own, set again by --profile). With --all-knobs too: the knobs of the configurations
+  // of the other declared lane strides, and the profile.
   const QuantizeConfig& k = options.knobs;
-  const std::string knob_flags = " --emax-mode " + std::string(name(k.emax_mode)) + " --fp8-nan " + std::string(name(k.fp8_nan)) +
-                                 " --lane-stride " + std::to_string(k.fp4_lane_stride) + " --high-parity " +
-                                 std::to_string(k.fp4_high_parity) + " --scale-layout " + std::string(name(k.scale_layout)) +
-                                 (k.profile == ProfileId::kNeuron ? std::string()
-                                                                  : " --profile " + std::string(name(k.profile)) +
-                                                                        " --block-shape " + std::string(name(k.block_shape)));
+  const NamedKnobs& named = options.named_knobs;
+  std::string knob_flags;
+  if (named.emax_mode) knob_flags += " --emax-mode " + std::string(name(k.emax_mode));
+  if (named.fp8_nan) knob_flags += " --fp8-nan " + std::string(name(k.fp8_nan));
+  if (named.lane_stride) knob_flags += " --lane-stride " + std::to_string(k.fp4_lane_stride);
+  if (named.high_parity) knob_flags += " --high-parity " + std::to_string(k.fp4_high_parity);
+  if (named.scale_layout) knob_flags += " --scale-layout " + std::string(name(k.scale_layout));
+  if (k.profile != ProfileId::kNeuron) {
+    knob_flags += " --profile " + std::string(name(k.profile)) + " --block-shape " + std::string(name(k.block_shape));
+  }
   // Every word a user or a backend chose is quoted for a shell (shell_word): pasting the line
   // runs the same certification and nothing else.
   std::string corpus_flags;
@@ -293,7 +293,7 @@ void fill_header(const CertifyOptions& options, WorkerBackend& backend, const st
   }
   if (!builtin_corpus && !options.corpus_paths.empty()) corpus_flags += " --only-corpus";
   h["rerun"] = "mxconform certify --backend " + shell_word(options.backend) + " --level " + name(options.level) +
-               " --seed " + std::to_string(options.seed) + (options.all_knobs ? " --all-knobs" : knob_flags) +
+               " --seed " + std::to_string(options.seed) + (options.all_knobs ? " --all-knobs" : "") + knob_flags +
                " --shard " + std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) +
                campaign_flags + corpus_flags;
   h["started"] = now_utc();
@@ -348,7 +348,13 @@ Certificate run_certification(const CertifyOptions& options) {
     throw Error("shard " + std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) +
                 ": the index must be below the count");
   }
+  // A campaign with no case for the profile: a usage error when it is all that was asked for,
+  // else named in the certificate as skipped.
+  const std::vector<std::string> skipped = skipped_campaigns(options.campaigns, options.knobs);
   Certificate certificate;
+  for (const std::string& campaign : skipped) {
+    certificate.header["campaigns_skipped"] += (certificate.header["campaigns_skipped"].empty() ? "" : "; ") + campaign;
+  }
   const std::unique_ptr<WorkerBackend> worker =
       make_worker_backend(options.backend, WorkerLimits{options.timeout_seconds, options.memory_limit_bytes});
   WorkerBackend& backend = *worker;
@@ -370,16 +376,17 @@ Certificate run_certification(const CertifyOptions& options) {
   };
 
   // Corpus cases, each with its own configuration, tallied per configuration under `campaign`.
+  // Only the cases the request covers (in_request): another profile's or block shape's cases, or
+  // another value of a knob the user named, say nothing about what was asked.
+  const NamedKnobs named = options.all_knobs ? NamedKnobs{} : options.named_knobs;
+  const auto requested = [&](const QuantizeConfig& config) { return in_request(options.knobs, named, config); };
   const auto run_corpus_cases = [&](const char* campaign, const std::vector<corpus::CorpusCase>& cases) {
     std::map<std::string, std::size_t> tally_of;
     std::size_t done = 0;
-    const auto total = static_cast<std::size_t>(std::count_if(cases.begin(), cases.end(), [&](const corpus::CorpusCase& k) {
-      return k.config.profile == options.knobs.profile;
-    }));
+    const auto total = static_cast<std::size_t>(
+        std::count_if(cases.begin(), cases.end(), [&](const corpus::CorpusCase& k) { return requested(k.config); }));
     for_each_corpus_case(cases, [&](const CampaignCase& c) {
-      // Only the cases of the profile certified: another profile's cases say nothing about this
-      // contract (a neuron run shows what it always showed).
-      if (c.config.profile != options.knobs.profile) return;
+      if (!requested(c.config)) return;
       const std::string key = knobs_text(c.config);
       if (tally_of.count(key) == 0) {
         tally_of[key] = certificate.tallies.size();

@@ -20,6 +20,9 @@ struct CertifyOptions {
   Level level = Level::kGate;
   std::uint64_t seed = 1;
   QuantizeConfig knobs;                 // knob values certified when all_knobs is false
+  // The knobs the user named (flags given): the corpus campaign and the failure database run
+  // only the cases in_request; the rerun line repeats only these flags. Ignored with all_knobs.
+  NamedKnobs named_knobs;
   bool all_knobs = false;               // every knob combination the backend declares
   std::vector<std::string> campaigns = {"corpus", "exhaustive", "properties"};
   std::vector<std::string> corpus_paths;  // files or directories
@@ -45,9 +48,10 @@ struct Failure {
   Outcome outcome = Outcome::kPass;
   std::string detail;         // the original case's; for nondeterministic: both runs' outcomes and details
   std::string repro_yaml;     // the shrunk case as a corpus file
-  std::string repro_path;     // where --emit-repro (else the failure database) wrote it
+  std::string repro_path;     // where --emit-repro (else the failure database) put it
   std::string signature;      // what kind of failure (shrink.h): outcome, byte, block and element class, knobs
   std::string repro_detail;   // the repro's own run: its first scale and data differences, or its detail
+  bool repro_existed = false; // repro_path was there already (an earlier run's), left as it was
 };
 
 // The failures of one signature (Failure::signature): what differs, in which block class, for
@@ -80,7 +84,13 @@ struct Certificate {
   std::vector<std::string> coverage_missed;
   std::size_t cases = 0;
   std::string source;  // the file read_certificate read it from; empty when built in memory
+  // Certified iff the backend loaded, no failure outcome is counted or listed, no promised
+  // coverage class was missed and at least one case of the requested configurations passed.
   bool certified() const;
+  // Why not, or "" when certified: "the backend could not be loaded", "wrong-result counted", ...;
+  // when nothing passed because the backend declares none of the requested configurations,
+  // "none of the requested configurations is supported by the backend: " and its reasons.
+  std::string why_not_certified() const;
 };
 
 Certificate run_certification(const CertifyOptions& options);

@@ -14,6 +14,7 @@
 #include "element_syntax.h"
 #include "mxconform/safe_text.h"
 #include "oracle.h"
+#include "profile_campaign.h"
 
 namespace mxconform::certify {
 namespace {
@@ -59,8 +60,26 @@ bool expected_bytes(const QuantizeConfig& knobs, const DecidingCase& c, std::vec
                     std::vector<std::uint8_t>& scale) {
   QuantizeConfig config;
   if (!deciding_config(knobs, c, config)) return false;
-  oracle_bytes(config, c.input, data, scale);
+  oracle_bytes(config, deciding_input(config, c.input), data, scale);
   return true;
+}
+
+// A known configuration's knobs in the block shape of the calls, when its profile admits that
+// shape (a single block reads the same in every shape; four 32x1 blocks side by side do not).
+QuantizeConfig in_call_shape(QuantizeConfig knobs, const QuantizeConfig& call) {
+  if ((profile(knobs.profile).block_shapes >> static_cast<std::uint32_t>(call.block_shape) & 1) != 0) {
+    knobs.block_shape = call.block_shape;
+  }
+  return knobs;
+}
+
+// The data byte that holds the first element of deciding case `c`'s focus byte in `config`'s
+// shape: `c.focus` for one block; the first copy's byte when the block is repeated (campaign_shape).
+std::size_t focus_byte(const QuantizeConfig& config, const DecidingCase& c) {
+  const BlockExtent block = extent(config.block_shape);
+  const std::size_t element = is_fp4(config.output) ? 2 * c.focus : c.focus;
+  const std::size_t at = element / block.cols * config.free + element % block.cols;
+  return is_fp4(config.output) ? at / 2 : at;
 }
 
 // A case the subject did not run (declined, or no output in a bundle) counts for no configuration.
@@ -82,9 +101,7 @@ bool deciding_config(const QuantizeConfig& knobs, const DecidingCase& c, Quantiz
   config = knobs;
   config.input = c.input_dtype;
   config.output = c.output;
-  const BlockExtent block = extent(config.block_shape);
-  config.partitions = block.rows;
-  config.free = block.cols;
+  campaign_shape(config);  // one block; four side by side for an x4 dtype under 32x1 (F % 4 == 0)
   if (!is_fp4(config.output)) {
     config.fp4_lane_stride = 0;
     config.fp4_high_parity = 1;
@@ -97,13 +114,26 @@ bool deciding_config(const QuantizeConfig& knobs, const DecidingCase& c, Quantiz
   return true;
 }
 
+std::vector<std::uint16_t> deciding_input(const QuantizeConfig& config, const std::vector<std::uint16_t>& block) {
+  const BlockExtent extent_of_block = extent(config.block_shape);
+  const std::size_t copies = config.free / extent_of_block.cols;
+  std::vector<std::uint16_t> input(config.partitions * config.free, 0);
+  for (std::size_t i = 0; i < block.size() && i < extent_of_block.rows * extent_of_block.cols; ++i) {
+    // Element i of the block (row-major within it) in each copy, as single_block_cases lays it out.
+    for (std::size_t copy = 0; copy < copies; ++copy) {
+      input[(i / extent_of_block.cols) * config.free + copy * extent_of_block.cols + i % extent_of_block.cols] = block[i];
+    }
+  }
+  return input;
+}
+
 void for_each_deciding_case(const QuantizeConfig& call, const CaseVisitor& visit) {
   for (const DecidingCase& c : deciding_cases()) {
     CampaignCase out;
     if (!deciding_config(call, c, out.config)) continue;
     out.campaign = kFingerprintCampaign;
     out.id = c.id;
-    out.input = c.input;
+    out.input = deciding_input(out.config, c.input);
     oracle_bytes(out.config, out.input, out.expected_data, out.expected_scale);
     visit(out);
   }
@@ -141,7 +171,7 @@ std::vector<std::vector<std::uint8_t>> bytes_per_configuration(const DecidingCas
     QuantizeConfig config;
     std::vector<std::uint8_t> data, scale;
     if (deciding_config(k.knobs, c, config)) {
-      oracle_bytes(config, c.input, data, scale);
+      oracle_bytes(config, deciding_input(config, c.input), data, scale);
       data.insert(data.end(), scale.begin(), scale.end());
       data.push_back(1);  // never empty when admitted
     }
@@ -296,7 +326,9 @@ std::vector<std::string> Fingerprint::matching_labels() const {
   return labels;
 }
 
-bool Fingerprint::decided() const { return matching_labels().size() == 1 && confirmation_failed == 0; }
+bool Fingerprint::decided() const {
+  return matching_labels().size() == 1 && confirmation_failed == 0 && (!confirmation_ran || confirmation_cases > 0);
+}
 
 namespace {
 
@@ -315,63 +347,87 @@ std::string without_knobs(std::string label, const std::vector<std::string>& key
 constexpr std::size_t kConfirmationFailuresListed = 5;
 constexpr std::size_t kGeneratedPerConfiguration = 40;
 
-// The confirmation campaign of take_fingerprint against `matched`.
+// The block shapes the confirmation runs in: the calls' first, then every other one the subject
+// declares and both the matched profile and the calls' profile admit.
+std::vector<BlockShape> confirmation_shapes(const QuantizeConfig& matched, const QuantizeConfig& call,
+                                            const Capabilities& declared) {
+  const std::uint32_t admitted =
+      declared.block_shapes & profile(matched.profile).block_shapes & profile(call.profile).block_shapes;
+  std::vector<BlockShape> shapes;
+  if ((admitted >> static_cast<std::uint32_t>(call.block_shape) & 1) != 0) shapes.push_back(call.block_shape);
+  for (std::uint32_t s = 0; s < kBlockShapeCount; ++s) {
+    const auto shape = static_cast<BlockShape>(s);
+    if ((admitted >> s & 1) != 0 && shape != call.block_shape) shapes.push_back(shape);
+  }
+  return shapes;
+}
+
+// The confirmation campaign of take_fingerprint against `matched`, in each of confirmation_shapes
+// (the budget of kMaxConfirmationCases shared evenly among them).
 void confirm(Fingerprint& fingerprint, const QuantizeConfig& matched, WorkerBackend& backend) {
   fingerprint.confirmation_ran = true;
-  const QuantizeConfig& call = fingerprint.call;
-  // One case: expected under the matched knobs, called with the calls' knobs, on the same tensor.
-  const auto run_case = [&](const std::string& id, const QuantizeConfig& shape, const std::vector<std::uint16_t>& input) {
-    if (fingerprint.confirmation_cases >= kMaxConfirmationCases) return;
-    QuantizeConfig expected = shape, called = shape;
-    for (QuantizeConfig* c : {&expected, &called}) {
-      const QuantizeConfig& knobs = c == &expected ? matched : call;
-      c->profile = knobs.profile;
-      c->block_shape = knobs.block_shape;
-      c->emax_mode = knobs.emax_mode;
-      c->fp8_nan = knobs.fp8_nan;
-      c->scale_layout = call.scale_layout;
-      c->fp4_lane_stride = is_fp4(c->output) ? knobs.fp4_lane_stride : 0;
-      c->fp4_high_parity = is_fp4(c->output) ? knobs.fp4_high_parity : 1;
-    }
-    if (expected.block_shape != called.block_shape) return;
-    try {
-      validate(expected);
-      validate(called);
-    } catch (const Error&) {
-      return;
-    }
-    if (!backend.info().undeclared(called).empty()) return;
-    std::vector<std::uint8_t> data, scale;
-    oracle_bytes(expected, input, data, scale);
-    const CallResult result = backend.run(called, input, data, scale);
-    if (result.outcome == Outcome::kUnsupported) return;  // declined before the call
-    ++fingerprint.confirmation_cases;
-    if (!is_failure(result.outcome)) return;
-    ++fingerprint.confirmation_failed;
-    if (fingerprint.confirmation_failures.size() >= kConfirmationFailuresListed) return;
-    std::string difference = std::string(name(result.outcome)) + ": " + result.detail;
-    if (result.outcome == Outcome::kWrongResult) {
-      const Comparison comparison = compare(called, input, data, scale, result.data, result.scale);
-      if (!comparison.equal()) difference = comparison_text(comparison);
-    }
-    fingerprint.confirmation_failures.push_back({id, describe(called), difference});
-  };
-  // The corpus cases of the matched profile.
-  for (const corpus::CorpusCase& k : corpus::load_corpus({default_corpus_directory()})) {
-    if (k.config.profile != matched.profile) continue;
-    run_case("corpus:" + k.id, k.config, k.input);
-  }
-  // The first generated cases of each configuration (certify's at gate, seed 1).
-  for (const QuantizeConfig& config : campaign_configurations(matched, false)) {
-    std::size_t generated = 0;
-    const CaseVisitor visit = [&](const CampaignCase& c) {
-      if (generated++ >= kGeneratedPerConfiguration) return;
-      run_case(c.campaign + ":" + c.id, c.config, c.input);
+  const std::vector<BlockShape> shapes = confirmation_shapes(matched, fingerprint.call, backend.info().capabilities);
+  if (shapes.empty()) return;
+  const std::vector<corpus::CorpusCase> corpus = corpus::load_corpus({default_corpus_directory()});
+  const std::size_t per_shape = kMaxConfirmationCases / shapes.size();
+  for (BlockShape block_shape : shapes) {
+    const std::size_t limit = fingerprint.confirmation_cases + per_shape;
+    QuantizeConfig call = fingerprint.call, expected_knobs = matched;
+    call.block_shape = block_shape;
+    expected_knobs.block_shape = block_shape;
+    // One case: expected under the matched knobs, called with the calls' knobs, on the same tensor.
+    const auto run_case = [&](const std::string& id, const QuantizeConfig& shape, const std::vector<std::uint16_t>& input) {
+      if (fingerprint.confirmation_cases >= limit) return;
+      QuantizeConfig expected = shape, called = shape;
+      for (QuantizeConfig* c : {&expected, &called}) {
+        const QuantizeConfig& knobs = c == &expected ? expected_knobs : call;
+        c->profile = knobs.profile;
+        c->block_shape = knobs.block_shape;
+        c->emax_mode = knobs.emax_mode;
+        c->fp8_nan = knobs.fp8_nan;
+        c->scale_layout = call.scale_layout;
+        c->fp4_lane_stride = is_fp4(c->output) ? knobs.fp4_lane_stride : 0;
+        c->fp4_high_parity = is_fp4(c->output) ? knobs.fp4_high_parity : 1;
+      }
+      try {
+        validate(expected);
+        validate(called);
+      } catch (const Error&) {
+        return;
+      }
+      if (!backend.info().undeclared(called).empty()) return;
+      std::vector<std::uint8_t> data, scale;
+      oracle_bytes(expected, input, data, scale);
+      const CallResult result = backend.run(called, input, data, scale);
+      if (result.outcome == Outcome::kUnsupported) return;  // declined before the call
+      ++fingerprint.confirmation_cases;
+      if (!is_failure(result.outcome)) return;
+      ++fingerprint.confirmation_failed;
+      if (fingerprint.confirmation_failures.size() >= kConfirmationFailuresListed) return;
+      std::string difference = std::string(name(result.outcome)) + ": " + result.detail;
+      if (result.outcome == Outcome::kWrongResult) {
+        const Comparison comparison = compare(called, input, data, scale, result.data, result.scale);
+        if (!comparison.equal()) difference = comparison_text(comparison);
+      }
+      fingerprint.confirmation_failures.push_back({id, describe(called), difference});
     };
-    if (matched.profile == ProfileId::kNeuron) {
-      for_each_property_case(config, Level::kGate, 1, visit);
-    } else {
-      for_each_profile_case(config, Level::kGate, 1, visit);
+    // The corpus cases of the matched profile in this block shape.
+    for (const corpus::CorpusCase& k : corpus) {
+      if (k.config.profile != matched.profile || k.config.block_shape != block_shape) continue;
+      run_case("corpus:" + k.id, k.config, k.input);
+    }
+    // The first generated cases of each configuration (certify's at gate, seed 1).
+    for (const QuantizeConfig& config : campaign_configurations(expected_knobs, false)) {
+      std::size_t generated = 0;
+      const CaseVisitor visit = [&](const CampaignCase& c) {
+        if (generated++ >= kGeneratedPerConfiguration) return;
+        run_case(c.campaign + ":" + c.id, c.config, c.input);
+      };
+      if (matched.profile == ProfileId::kNeuron) {
+        for_each_property_case(config, Level::kGate, 1, visit);
+      } else {
+        for_each_profile_case(config, Level::kGate, 1, visit);
+      }
     }
   }
 }
@@ -420,9 +476,10 @@ Fingerprint take_fingerprint(const std::string& backend_spec, const WorkerLimits
       fingerprint.cases.push_back(seen);
       continue;
     }
+    const std::vector<std::uint16_t> input = deciding_input(config, c.input);
     std::vector<std::uint8_t> data, scale;
-    oracle_bytes(config, c.input, data, scale);
-    const CallResult result = backend.run(config, c.input, data, scale);
+    oracle_bytes(config, input, data, scale);
+    const CallResult result = backend.run(config, input, data, scale);
     seen.outcome = result.outcome;
     seen.detail = result.detail;
     seen.data = result.data;
@@ -455,7 +512,7 @@ void score(Fingerprint& fingerprint) {
     for (CaseObservation& seen : fingerprint.cases) {
       if (not_run(seen.outcome)) continue;
       std::vector<std::uint8_t> data, scale;
-      const bool covered = expected_bytes(k.knobs, *seen.deciding, data, scale);
+      const bool covered = expected_bytes(in_call_shape(k.knobs, fingerprint.call), *seen.deciding, data, scale);
       const bool returned = seen.outcome == Outcome::kPass || seen.outcome == Outcome::kWrongResult;
       if (covered && returned && data == seen.data && scale == seen.scale) {
         const std::string reading = axis_value(seen.deciding->axis, k.knobs);
@@ -539,9 +596,10 @@ std::string to_text(const Fingerprint& fingerprint) {
       for (const std::string& r : seen.readings) reading += (reading.empty() ? "" : " | ") + r;
     }
     out << "  " << name(c.axis) << ": " << reading << " — case " << c.id;
-    if (!seen.scale.empty() && !seen.data.empty()) {
-      out << ": scale " << hex_byte(seen.scale[0]) << ", data[" << c.focus << "] "
-          << hex_byte(seen.data[std::min(c.focus, seen.data.size() - 1)]);
+    QuantizeConfig called;
+    if (!seen.scale.empty() && !seen.data.empty() && deciding_config(fingerprint.call, c, called)) {
+      const std::size_t focus = std::min(focus_byte(called, c), seen.data.size() - 1);
+      out << ": scale " << hex_byte(seen.scale[0]) << ", data[" << focus << "] " << hex_byte(seen.data[focus]);
     }
     out << "\n";
   }
@@ -556,7 +614,10 @@ std::string to_text(const Fingerprint& fingerprint) {
     }
   } else if (matching.size() == 1) {
     out << "matches every case: " << matching[0] << "\n";
-    if (fingerprint.confirmation_ran) {
+    if (fingerprint.confirmation_ran && fingerprint.confirmation_cases == 0) {
+      out << "not confirmed: no confirmation case ran (none of its profile's corpus cases and generated cases is in "
+             "a block shape and dtypes the subject declares)\n";
+    } else if (fingerprint.confirmation_ran) {
       out << "confirmed on " << fingerprint.confirmation_cases
           << " confirmation case(s) (its profile's corpus cases and generated cases): no difference\n";
     } else {

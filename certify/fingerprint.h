@@ -45,9 +45,13 @@ struct DecidingCase {
 const std::vector<DecidingCase>& deciding_cases();
 
 // The call of one deciding case: `knobs` (a profile and its knob values) with the case's output
-// and input dtypes and the shape of one block of knobs' block shape (FP8: stride 0, parity
-// 1). False when the profile or knobs do not admit that dtype: the case is not run.
+// and input dtypes and the profile campaign's shape (campaign_shape: one block of knobs' block
+// shape, or four side by side for an x4 dtype under 32x1, whose F must be a multiple of 4; FP8:
+// stride 0, parity 1). False when the profile or knobs do not admit that dtype: the case is not run.
 bool deciding_config(const QuantizeConfig& knobs, const DecidingCase& c, QuantizeConfig& config);
+// The deciding block (32 elements, row-major within the block) laid out in `config`'s shape, once
+// per copy deciding_config makes.
+std::vector<std::uint16_t> deciding_input(const QuantizeConfig& config, const std::vector<std::uint16_t>& block);
 
 // The name of the bundle campaign that holds the deciding cases (`fingerprint --export-bundle`).
 inline constexpr const char* kFingerprintCampaign = "fingerprint";
@@ -95,13 +99,15 @@ struct Fingerprint {
   std::vector<Axis> not_applicable;        // axes nothing the subject declares can show
   std::vector<std::shared_ptr<const DecidingCase>> adapted;  // deciding cases run in other dtypes
   // The confirmation campaign (take_fingerprint): run when the deciding cases leave one label.
+  // A match it ran no case of is not confirmed (decided() is false).
   bool confirmation_ran = false;
   std::size_t confirmation_cases = 0;     // run on the subject
   std::size_t confirmation_failed = 0;    // of those, differing from the matched configuration
   std::vector<ConfirmationFailure> confirmation_failures;  // the first few
   // The labels of the known configurations that match every case the subject ran.
   std::vector<std::string> matching_labels() const;
-  // Exactly one label matches every deciding case, and no confirmation case differs from it.
+  // Exactly one label matches every deciding case, no confirmation case differs from it, and
+  // when the confirmation ran, it ran at least one case (a bundle has none and is not confirmed).
   bool decided() const;
 };
 
@@ -116,10 +122,12 @@ inline constexpr std::size_t kMaxConfirmationCases = 400;
 // subject's declared profile (neuron when it declares it) and, for each knob, the default when
 // declared, else the first value it declares; each case in the dtypes the subject declares
 // (adapt_deciding_case). When they leave one label, a confirmation campaign against that
-// configuration follows through the same worker: the corpus cases of its profile and the first
-// generated cases of each declared configuration (certify's property or profile campaign at
-// gate, seed 1), at most kMaxConfirmationCases, each called with the calls' knobs and graded
-// against the oracle under the matched knobs. Throws LoadError when the backend cannot be loaded.
+// configuration follows through the same worker, in the calls' block shape and every other one
+// the subject declares and both profiles admit: the corpus cases of its profile in that shape and
+// the first generated cases of each declared configuration (certify's property or profile
+// campaign at gate, seed 1), at most kMaxConfirmationCases over all shapes, each called with the
+// calls' knobs and graded against the oracle under the matched knobs. Throws LoadError when the
+// backend cannot be loaded.
 Fingerprint take_fingerprint(const std::string& backend, const WorkerLimits& limits);
 
 // The same from a bundle written by `fingerprint --export-bundle` (campaign kFingerprintCampaign)

@@ -41,6 +41,7 @@ int run_export(int argc, char** argv) {
   options.level = certify::parse_level(level);
   if (seed_option->count() > 0) options.seed = parse_unsigned("--seed", seed, UINT64_MAX);
   options.knobs = knob_flags.knobs();
+  options.named_knobs = knob_flags.named();
   if (!campaigns.empty()) options.campaigns = campaigns;
   if (options.corpus_paths.empty()) options.corpus_paths = {certify::default_corpus_directory()};
 
@@ -48,6 +49,7 @@ int run_export(int argc, char** argv) {
   std::printf("exported %zu cases (%llu input bytes), level %s, seed %llu, to %s\n", summary.cases,
               static_cast<unsigned long long>(summary.input_bytes), certify::name(options.level),
               static_cast<unsigned long long>(options.seed), safe_text(options.directory).c_str());
+  for (const std::string& skipped : summary.skipped) std::printf("skipped: %s\n", skipped.c_str());
   std::printf("manifest: %s\n", safe_text(summary.manifest_path).c_str());
   std::printf("next: run every case (examples/python/run_bundle.py), then `mxconform grade %s`\n",
               safe_text(options.directory).c_str());

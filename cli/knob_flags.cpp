@@ -9,14 +9,24 @@ namespace mxconform::cli {
 
 void KnobFlags::add_to(CLI::App& app, const std::string& verb) {
   const std::string done = verb.empty() ? "" : " " + verb;
-  app.add_option("--emax-mode", emax_mode_, "EMAX mode" + done + ": emax (default) or emax-1");
-  app.add_option("--fp8-nan", fp8_nan_, "FP8 NaN policy" + done + ": canonical (default) or zero");
+  emax_mode_option_ = app.add_option("--emax-mode", emax_mode_, "EMAX mode" + done + ": emax (default) or emax-1");
+  fp8_nan_option_ = app.add_option("--fp8-nan", fp8_nan_, "FP8 NaN policy" + done + ": canonical (default) or zero");
   lane_stride_option_ = app.add_option("--lane-stride", lane_stride_, "FP4 lane stride" + done + " (default 0)");
   high_parity_option_ = app.add_option("--high-parity", high_parity_, "FP4 high parity" + done + ": 0 or 1 (default 1)");
-  app.add_option("--scale-layout", scale_layout_, "Scale layout" + done + ": physical (default) or logical");
+  scale_layout_option_ = app.add_option("--scale-layout", scale_layout_, "Scale layout" + done + ": physical (default) or logical");
   app.add_option("--profile", profile_, "The contract" + done + ": neuron (default) or another profile "
                                         "(docs/contract.md, Profiles); its knob values replace the knob flags");
   block_shape_option_ = app.add_option("--block-shape", block_shape_, "8x4, 1x32 or 32x1 (default: the profile's)");
+}
+
+certify::NamedKnobs KnobFlags::named() const {
+  certify::NamedKnobs named;
+  named.emax_mode = emax_mode_option_->count() > 0;
+  named.fp8_nan = fp8_nan_option_->count() > 0;
+  named.lane_stride = lane_stride_option_->count() > 0;
+  named.high_parity = high_parity_option_->count() > 0;
+  named.scale_layout = scale_layout_option_->count() > 0;
+  return named;
 }
 
 QuantizeConfig KnobFlags::knobs() const {

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "campaign_cases.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::cli {
@@ -18,10 +19,16 @@ class KnobFlags {
   // own knob values (apply_profile), which replace the knob flags, and its default block shape
   // unless --block-shape names another it admits. Throws Error naming the flag and the rule.
   QuantizeConfig knobs() const;
+  // After parsing: which knob flags were given (the profile's own knobs are not named by
+  // --profile alone).
+  certify::NamedKnobs named() const;
 
  private:
   std::string emax_mode_ = "emax", fp8_nan_ = "canonical", scale_layout_ = "physical", profile_ = "neuron";
   std::string lane_stride_, high_parity_, block_shape_;
+  CLI::Option* emax_mode_option_ = nullptr;
+  CLI::Option* fp8_nan_option_ = nullptr;
+  CLI::Option* scale_layout_option_ = nullptr;
   CLI::Option* lane_stride_option_ = nullptr;
   CLI::Option* high_parity_option_ = nullptr;
   CLI::Option* block_shape_option_ = nullptr;

@@ -176,8 +176,8 @@ std::string repro_directory(const std::string& directory) {
   return MXCONFORM_DEFAULT_REPRO_DIR;
 }
 
-std::string write_repro_file(const CorpusCase& c, const std::string& directory, const std::string& replay_backend,
-                             const std::string& note) {
+ReproFile write_repro_file(const CorpusCase& c, const std::string& directory, const std::string& replay_backend,
+                           const std::string& note) {
   namespace fs = std::filesystem;
   const fs::path dir = repro_directory(directory);
   std::error_code error;
@@ -186,7 +186,7 @@ std::string write_repro_file(const CorpusCase& c, const std::string& directory, 
   const fs::path path = dir / (c.id + ".yaml");
   // The id names the case's content: a regular file of that name already holds this repro.
   const fs::file_status existing = fs::symlink_status(path, error);
-  if (fs::is_regular_file(existing)) return path.string();
+  if (fs::is_regular_file(existing)) return {path.string(), false};
   if (fs::exists(existing)) throw Error(path.string() + ": exists and is not a regular file; not writing the repro there");
 
   // Commands to paste: each word shell-quoted, then escaped (the header is text a terminal shows).
@@ -202,12 +202,12 @@ std::string write_repro_file(const CorpusCase& c, const std::string& directory, 
                explain + (note.empty() ? "" : "\n" + note));
   // Whole or not at all, and never over an existing file.
   write_file_atomically(path.string(), text, false);
-  return path.string();
+  return {path.string(), true};
 }
 
 std::string write_repro_case(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                              const std::string& property, std::uint64_t seed, const std::string& directory) {
-  return write_repro_file(make_repro_case(config, input, property, seed), directory);
+  return write_repro_file(make_repro_case(config, input, property, seed), directory).path;
 }
 
 }  // namespace mxconform::corpus

@@ -23,12 +23,18 @@ std::string format_corpus_file(const std::vector<CorpusCase>& cases, const std::
 // else corpus-repros/ in the build tree.
 std::string repro_directory(const std::string& directory = "");
 
+// Where write_repro_file put a repro, and whether it wrote the file.
+struct ReproFile {
+  std::string path;
+  bool written = false;  // false: a regular file of that name was there already, left as it was
+};
+
 // Writes `c` (a repro case, its id naming its content) as <id>.yaml into repro_directory(directory),
 // creating the directory, and returns the file's path; never over anything (see below). The
 // file's comment says how to replay it, with `--backend <replay_backend>` when one is given (a
 // plug-in's repro replays on the plug-in), followed by `note` (lines of printable text) if any.
-std::string write_repro_file(const CorpusCase& c, const std::string& directory = "", const std::string& replay_backend = "",
-                             const std::string& note = "");
+ReproFile write_repro_file(const CorpusCase& c, const std::string& directory = "", const std::string& replay_backend = "",
+                           const std::string& note = "");
 
 // Writes make_repro_case(...) as <id>.yaml into repro_directory(directory), creating the
 // directory, and returns the file's path. Never overwrites: when the file exists (same id, so

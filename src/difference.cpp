@@ -55,10 +55,14 @@ std::string hex(unsigned value, int digits) {
   return text;
 }
 
-// The dtypes and knobs of a configuration, without its shape.
+// The dtypes, knobs, profile and block shape of a configuration, without its shape. The profile
+// and block shape are left out for neuron with 8x4 blocks (every certificate before profiles).
 std::string knobs(const QuantizeConfig& c) {
   std::string out = "input=" + std::string(name(c.input)) + " output=" + std::string(name(c.output)) +
                     " emax_mode=" + std::string(name(c.emax_mode));
+  if (c.profile != ProfileId::kNeuron || c.block_shape != BlockShape::k8x4) {
+    out += " profile=" + std::string(name(c.profile)) + " block=" + std::string(name(c.block_shape));
+  }
   if (is_fp4(c.output)) {
     out += " lane_stride=" + std::to_string(c.fp4_lane_stride) + " high_parity=" + std::to_string(c.fp4_high_parity);
   } else {

@@ -38,7 +38,11 @@ check "manifest written" test -s "$work/b/manifest.yaml"
 cases=$(grep -c '^- id: c' "$work/b/manifest.yaml")
 check "one input per case ($cases)" test "$(ls "$work/b/inputs" | wc -l)" -eq "$cases"
 check "at least 200 cases" test "$cases" -ge 200
-check "no expected bytes in the bundle" test -z "$(ls "$work/b/outputs")"
+# This export's outputs directory, outputs/<export_id>: new and empty.
+ob=$(sed -n 's/^export_id: \([0-9a-f]\{32\}\)$/\1/p' "$work/b/manifest.yaml")
+check "an export id in the manifest" test -n "$ob"
+check "no expected bytes in the bundle" test -z "$(ls -A "$work/b/outputs/$ob")"
+check "... only this export's outputs directory" test "$(ls -A "$work/b/outputs")" = "$ob"
 expect_status 1 "export into a non-empty directory" "$mx" "${export_args[@]}" --out "$work/b"
 expect_output "non-empty refusal" "not empty"
 expect_status 1 "export with an unknown campaign" "$mx" export --campaign everything --out "$work/c"
@@ -61,7 +65,7 @@ check "report names the outputs digest" grep -Eq "^outputs_sha256: [0-9a-f]{64}$
 check "report names the bundle" grep -q "^bundle: " "$work/grade.yaml"
 check "JUnit written" grep -q "<testsuites" "$work/grade.xml"
 # outputs_sha256 is the digest of sha256sum's lines for every output, in manifest order.
-listed=$(cd "$work/b" && grep -Eo 'outputs/c[0-9]+\.(data|scale)\.npy' manifest.yaml | xargs sha256sum | sha256sum | cut -d' ' -f1)
+listed=$(cd "$work/b" && grep -Eo 'outputs/[0-9a-f]{32}/c[0-9]+\.(data|scale)\.npy' manifest.yaml | xargs sha256sum | sha256sum | cut -d' ' -f1)
 check "outputs_sha256 reproducible with sha256sum" grep -q "^outputs_sha256: $listed$" "$work/grade.yaml"
 
 # 3b. The runner with the NumPy implementation of the contract (examples/python/mx_numpy.py),
@@ -73,7 +77,7 @@ expect_output "NumPy outputs certified" "^CERTIFIED .* $cases cases run, 0 faile
 # 4. One byte of one output flipped: that case fails, named, with a repro that replays.
 cp -a "$work/b" "$work/flip"
 victim=$(awk '/^- id: /{id=$3} /campaign: properties/{print id; exit}' "$work/flip/manifest.yaml")
-"$python" - "$work/flip/outputs/$victim.data.npy" <<'EOF'
+"$python" - "$work/flip/outputs/$ob/$victim.data.npy" <<'EOF'
 import sys
 path = sys.argv[1]
 data = bytearray(open(path, "rb").read())
@@ -90,20 +94,20 @@ check "repro file written" test -n "$repro"
 
 # 5. An output deleted: missing-output for that case only.
 cp -a "$work/b" "$work/del"
-rm "$work/del/outputs/c000003.scale.npy"
+rm "$work/del/outputs/$ob/c000003.scale.npy"
 expect_status 2 "grade a deleted output" "$mx" grade "$work/del"
-expect_output "deleted output named" "missing-output in corpus case c000003 .*outputs/c000003.scale.npy: missing"
+expect_output "deleted output named" "missing-output in corpus case c000003 .*outputs/$ob/c000003.scale.npy: missing"
 expect_output "only that case" "NOT CERTIFIED.* 1 failed"
 
 # 6. Hostile outputs: per-case failures, nothing read outside the bundle.
 cp -a "$work/b" "$work/bad"
-ln -sf /etc/passwd "$work/bad/outputs/c000001.data.npy"
-"$python" -c "import numpy as np; np.save('$work/bad/outputs/c000002.data.npy', np.load('$work/b/outputs/c000002.data.npy').astype('<u2'))"
-"$python" -c "import numpy as np; np.save('$work/bad/outputs/c000004.scale.npy', np.zeros((3, 5), dtype='u1'))"
+ln -sf /etc/passwd "$work/bad/outputs/$ob/c000001.data.npy"
+"$python" -c "import numpy as np; np.save('$work/bad/outputs/$ob/c000002.data.npy', np.load('$work/b/outputs/$ob/c000002.data.npy').astype('<u2'))"
+"$python" -c "import numpy as np; np.save('$work/bad/outputs/$ob/c000004.scale.npy', np.zeros((3, 5), dtype='u1'))"
 # A header claiming a huge shape over a few bytes.
 printf '\x93NUMPY\x01\x00\x76\x00%-117s\n' "{'descr': '|u1', 'fortran_order': False, 'shape': (4611686018427387904, 4611686018427387904), }" \
-  > "$work/bad/outputs/c000005.data.npy"
-head -c 1000000 /dev/zero >> "$work/bad/outputs/c000006.data.npy"
+  > "$work/bad/outputs/$ob/c000005.data.npy"
+head -c 1000000 /dev/zero >> "$work/bad/outputs/$ob/c000006.data.npy"
 expect_status 2 "grade hostile outputs" "$mx" grade "$work/bad"
 expect_output "symlink refused" "malformed-output in corpus case c000001 .*symbolic link"
 expect_output "wrong dtype" "malformed-output in corpus case c000002 .*dtype <u2"
@@ -115,13 +119,17 @@ cp -a "$work/b" "$work/linked"
 rm -rf "$work/linked/outputs" && ln -s "$work/b/outputs" "$work/linked/outputs"
 expect_status 1 "outputs directory a symbolic link" "$mx" grade "$work/linked"
 expect_output "outputs link named" "outputs: not a directory inside the bundle"
+cp -a "$work/b" "$work/linked-export"
+rm -rf "$work/linked-export/outputs/$ob" && ln -s "$work/b/outputs/$ob" "$work/linked-export/outputs/$ob"
+expect_status 1 "the export's outputs directory a symbolic link" "$mx" grade "$work/linked-export"
+expect_output "export's outputs link named" "outputs/$ob: not a directory inside the bundle"
 
 # A byte written in a scale row no slot names (the oracle leaves those rows 0; named rows hold E8M0 >= 1).
 cp -a "$work/b" "$work/unnamed"
 written=$("$python" - "$work/unnamed" <<'EOF'
 import glob, os, sys
 import numpy as np
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "outputs", "*.scale.npy"))):
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "outputs", "*", "*.scale.npy"))):
     scale = np.load(path)
     empty = [row for row in range(scale.shape[0]) if not scale[row].any()]
     if empty and any(scale[row].all() for row in range(scale.shape[0])):
@@ -151,7 +159,7 @@ expect_output "corpus named" "field 'corpus_sha256'"
 tamper format 's/^format_version: 1$/format_version: 2/'
 expect_status 1 "another format version" "$mx" grade "$work/format"
 expect_output "format version named" "field 'format_version' is 2; this mxconform reads 1"
-tamper escape 's#^  data: outputs/c000000.data.npy#  data: ../../etc/passwd#'
+tamper escape "s#^  data: outputs/$ob/c000000.data.npy#  data: ../../etc/passwd#"
 expect_status 1 "a path outside the bundle" "$mx" grade "$work/escape"
 expect_output "escaping path named" "case c000000: field 'data'"
 tamper shape '0,/^  shape: \[8, 4\]/s//  shape: [8, 8]/'
@@ -170,6 +178,18 @@ tamper input ''
 cp "$work/b/inputs/c000011.npy" "$work/input/inputs/c000010.npy"
 expect_status 1 "an input replaced" "$mx" grade "$work/input"
 expect_output "replaced input named" "inputs/c000010.npy: not the input of case c000010"
+
+# 7a. export --force into a bundle whose runner already wrote outputs (b, graded CERTIFIED above):
+# the new export's outputs directory is its own, so the earlier outputs are never graded as its
+# answers; an export id that is not one is refused, naming the field.
+cp -a "$work/b" "$work/again"
+expect_status 0 "export --force into a graded bundle" "$mx" "${export_args[@]}" --out "$work/again" --force
+check "a new export id" bash -c "! grep -q '^export_id: $ob$' '$work/again/manifest.yaml'"
+expect_status 2 "grade the new export before any runner" "$mx" grade "$work/again"
+expect_output "every case missing, none graded from the earlier outputs" "NOT CERTIFIED.* $cases cases run, $cases failed"
+tamper exportid 's/^export_id: .*/export_id: ..\/..\/etc/'
+expect_status 1 "an export id edited into a path" "$mx" grade "$work/exportid"
+expect_output "export id named" "field 'export_id' is '../../etc'"
 
 # 7b. A bundle of another profile: its corpus cases and its profile campaign, graded against it.
 expect_status 0 "export --profile ocp-floor" "$mx" "${export_args[@]}" --profile ocp-floor --out "$work/ocp"
@@ -191,14 +211,15 @@ expect_status 2 "grade ocp-floor outputs with ties away" "$mx" grade "$work/ocp-
 expect_output "... a wrong result" "wrong-result in (corpus|properties) case"
 # The oracle subject through `mxconform quantize --profile --block-shape`, on a few cases.
 cp -a "$work/ocp" "$work/ocp-oracle"
-rm "$work/ocp-oracle/outputs/"*
+oo=$(sed -n 's/^export_id: \([0-9a-f]\{32\}\)$/\1/p' "$work/ocp/manifest.yaml")
+rm "$work/ocp-oracle/outputs/$oo/"*
 expect_status 0 "run_bundle.py with the oracle subject, ocp-floor, 3 cases" "$python" "$runner" "$work/ocp-oracle" "$subject" \
   --only c000000 c000001 c000002
 "$python" -c "
 import numpy as np, sys
 for stem in ('c000000', 'c000001', 'c000002'):
     for part in ('data', 'scale'):
-        a = np.load('$work/ocp/outputs/%s.%s.npy' % (stem, part)); b = np.load('$work/ocp-oracle/outputs/%s.%s.npy' % (stem, part))
+        a = np.load('$work/ocp/outputs/$oo/%s.%s.npy' % (stem, part)); b = np.load('$work/ocp-oracle/outputs/$oo/%s.%s.npy' % (stem, part))
         assert a.shape == b.shape and (a == b).all(), stem + ' ' + part
 " > "$work/out" 2>&1
 check "the NumPy ocp-floor bytes are the oracle's (3 cases)" test $? -eq 0
@@ -221,10 +242,27 @@ open(path, "w").write(head + "\ncases:\n" + cases.replace("  profile: ocp-floor"
 EOF
 expect_status 1 "an entry's profile edited" "$mx" grade "$work/ocp-bad"
 expect_output "entry's profile named" "case c000000: field 'profile' is 'torchao-ceil'"
+expect_status 1 "export of the exhaustive campaign alone for ocp-floor" "$mx" export --profile ocp-floor --campaign exhaustive \
+  --out "$work/none"
+expect_output "... neuron-only, said" "--campaign exhaustive: the exhaustive element campaign is neuron-only"
+check "... no bundle written" test ! -e "$work/none"
+expect_status 0 "export of the corpus and exhaustive campaigns for ocp-floor" "$mx" export --profile ocp-floor \
+  --campaign corpus --campaign exhaustive --out "$work/ocp-skip"
+expect_output "... the exhaustive one skipped, said" "^skipped: exhaustive: the exhaustive element campaign is neuron-only"
 expect_status 1 "export with an unknown profile" "$mx" export --profile ocp-ceiling --out "$work/none"
 expect_output "unknown profile listed" "--profile: unknown profile 'ocp-ceiling'; expected one of neuron"
 expect_status 1 "export with a block shape the profile does not admit" "$mx" export --block-shape 1x32 --out "$work/none"
 expect_output "admitted shapes listed" "--block-shape 1x32: profile neuron admits 8x4"
+
+# 7b'. A knob named on export: only the corpus cases of that knob's value, as certify runs them;
+# grade regenerates the same cases from the manifest's named_knobs.
+expect_status 0 "export --emax-mode emax-1 --campaign corpus" "$mx" export --campaign corpus --emax-mode emax-1 --out "$work/named"
+check "the manifest lists the knob named" grep -q "^named_knobs: \[emax_mode\]$" "$work/named/manifest.yaml"
+named_cases=$(grep -c '^- id: c' "$work/named/manifest.yaml")
+check "some corpus cases at emax-1 ($named_cases)" test "$named_cases" -gt 0
+check "every entry at emax-1" test "$(grep -c '^  emax_mode: emax-1$' "$work/named/manifest.yaml")" -eq $((named_cases + 1))
+expect_status 2 "grade regenerates the same cases" "$mx" grade "$work/named"
+expect_output "... every one missing" "NOT CERTIFIED.* $named_cases cases run, $named_cases failed"
 
 # 7c. fingerprint offline: the deciding cases as a bundle, the device's outputs read back.
 expect_status 0 "fingerprint --export-bundle" "$mx" fingerprint --export-bundle "$work/fp"

@@ -22,6 +22,66 @@ TEST(CampaignConfigurations, OnePerDtypePairOrEveryKnobCombination) {
   EXPECT_EQ(campaign_configurations(knobs, true).size(), 2u * (4u * 2 * 2 * 2 + 2u * 2 * 2 * 5));
 }
 
+// A corpus case is part of a request when its profile and block shape are the request's and each
+// knob named has the request's value; an FP8 case has no lane knobs and an FP4 case no NaN policy.
+TEST(InRequest, ProfileBlockShapeAndTheNamedKnobsOnly) {
+  QuantizeConfig request;
+  request.emax_mode = EmaxMode::kEmaxMinus1;
+  request.fp4_lane_stride = 2;
+  QuantizeConfig fp8 = request;  // float8_e4m3fn by default
+  fp8.emax_mode = EmaxMode::kEmax;
+  fp8.fp4_lane_stride = 0;
+  NamedKnobs none;
+  EXPECT_TRUE(in_request(request, none, fp8)) << "a knob not named takes any value";
+  NamedKnobs emax;
+  emax.emax_mode = true;
+  EXPECT_FALSE(in_request(request, emax, fp8));
+  fp8.emax_mode = EmaxMode::kEmaxMinus1;
+  EXPECT_TRUE(in_request(request, emax, fp8));
+  NamedKnobs stride;
+  stride.lane_stride = true;
+  EXPECT_TRUE(in_request(request, stride, fp8)) << "an FP8 case has no lane stride";
+  QuantizeConfig fp4 = fp8;
+  fp4.output = OutputDtype::kFloat4E2m1fnX4;
+  EXPECT_FALSE(in_request(request, stride, fp4));
+  fp4.fp4_lane_stride = 2;
+  fp4.fp8_nan = Fp8NanPolicy::kZero;
+  NamedKnobs nan;
+  nan.fp8_nan = true;
+  EXPECT_TRUE(in_request(request, stride, fp4));
+  EXPECT_TRUE(in_request(request, nan, fp4)) << "an FP4 case has no FP8 NaN policy";
+  // Another profile, or another block shape of the same profile: never part of the request.
+  QuantizeConfig te;
+  apply_profile(te, ProfileId::kTransformerEngineMxfp8);  // 1x32 by default
+  QuantizeConfig te_32x1 = te;
+  te_32x1.block_shape = BlockShape::k32x1;
+  EXPECT_TRUE(in_request(te, none, te));
+  EXPECT_FALSE(in_request(te_32x1, none, te));
+  EXPECT_FALSE(in_request(te, none, te_32x1));
+  EXPECT_FALSE(in_request(request, none, te));
+}
+
+// The exhaustive element campaign is neuron-only: asked for alone under another profile, a usage
+// error naming the flag and the reason; asked for with others, skipped with the reason.
+TEST(SkippedCampaigns, TheExhaustiveCampaignIsNeuronOnly) {
+  QuantizeConfig neuron;
+  EXPECT_TRUE(skipped_campaigns({"corpus", "exhaustive", "properties"}, neuron).empty());
+  QuantizeConfig floor;
+  apply_profile(floor, ProfileId::kOcpFloor);
+  const std::vector<std::string> skipped = skipped_campaigns({"corpus", "exhaustive"}, floor);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0], "exhaustive: the exhaustive element campaign is neuron-only (it follows the neuron path); "
+                        "profile ocp-floor has no case in it");
+  try {
+    skipped_campaigns({"exhaustive"}, floor);
+    ADD_FAILURE() << "no Error for the exhaustive campaign alone under ocp-floor";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--campaign exhaustive: the exhaustive element campaign is neuron-only (it follows the neuron path); "
+              "profile ocp-floor has no case in it; ask for corpus or properties (the profile campaign)");
+  }
+}
+
 // 32x1 blocks (microxcaling along the first axis): every dtype, the x4 ones on four copies of
 // the block side by side (F must be a multiple of 4), the others on one block.
 TEST(ProfileCases, A32x1BlockIsCopiedAcrossFourColumnsForX4Dtypes) {

@@ -277,12 +277,20 @@ TEST(ReadCertificate, TheVerdictIsWhatTheCountsAndFailuresSay) {
   failing.failures.clear();
   EXPECT_TRUE(contains(read_error("verdict.yaml", replaced(to_yaml(failing), "verdict: not certified", "verdict: certified")),
                        "(write-into-input counted)"));
-  // Not supported alone is no pass.
+  // Not supported alone is no pass: no requested configuration ran, and the reason says so.
   Certificate unsupported = shard(0, 1, 0);
   unsupported.tallies[0].outcomes = {{"not-supported", 3}};
   unsupported.cases = 3;
   EXPECT_TRUE(contains(read_error("verdict.yaml", replaced(to_yaml(unsupported), "verdict: not certified", "verdict: certified")),
-                       "(no case passed)"));
+                       "(none of the requested configurations is supported by the backend: not declared: output dtype "
+                       "float4_e2m1fn_x4)"));
+  // Its reason is in the certificate, which reads back.
+  EXPECT_TRUE(contains(to_yaml(unsupported), "\nverdict_reason: \"none of the requested configurations is supported"));
+  EXPECT_FALSE(read_certificate(written("unsupported.yaml", to_yaml(unsupported))).certified());
+  // Nothing run at all.
+  Certificate empty = shard(0, 1, 0);
+  empty.tallies.pop_back();
+  EXPECT_EQ(empty.why_not_certified(), "no case passed");
   EXPECT_TRUE(contains(read_error("verdict.yaml", replaced(passing, "verdict: certified\n", "")), "verdict.yaml: no verdict"));
 }
 
@@ -484,6 +492,23 @@ TEST(Merge, ShardsAgreeOnEverythingThatNamesTheRun) {
   other.header.erase("backend_sha256");
   EXPECT_TRUE(contains(error_of([&] { merge(read_all({{"shard0.yaml", shard(0, 2)}, {"shard1.yaml", other}})); }),
                        "shard1.yaml: no backend_sha256 line"));
+}
+
+// Long rerun lines that differ far in: the refusal shows where they differ (from the flag of the
+// differing value on), not two identical cut-off beginnings.
+TEST(Merge, RefusedRerunLinesShowWhereTheyDiffer) {
+  const std::string backend = "/very/long/path/" + std::string(200, 'p') + "/libsubject.so";
+  const auto with_rerun = [&](std::size_t index, const std::string& block_shape) {
+    Certificate c = shard(index, 2);
+    c.header["rerun"] = "mxconform certify --backend " + backend + " --level gate --seed 7 --profile microxcaling --block-shape " +
+                        block_shape + " --shard " + shard_text(index, 2) + " --campaign corpus";
+    return c;
+  };
+  const std::string message =
+      error_of([&] { merge(read_all({{"shard0.yaml", with_rerun(0, "1x32")}, {"shard1.yaml", with_rerun(1, "32x1")}})); });
+  EXPECT_TRUE(contains(message, "shard1.yaml: rerun (without --shard) is '...--block-shape 32x1 --campaign corpus', but "))
+      << message;
+  EXPECT_TRUE(contains(message, "shard0.yaml has '...--block-shape 1x32 --campaign corpus': not shards of one run")) << message;
 }
 
 TEST(Merge, EachShardMustBeConsistent) {

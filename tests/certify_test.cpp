@@ -1,7 +1,10 @@
 // `mxconform certify` end to end through the library: the built-in implementations and the
 // example backend are certified; each deliberately bad test backend (tests/backends) is reported
 // with its own outcome, naming the case, and the campaign survives it.
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -157,6 +160,67 @@ TEST(Certify, Fp8OnlyBackendIsNotSupportedForFp4NotFailed) {
       EXPECT_FALSE(t.unsupported.empty()) << t.configuration;
     }
   }
+}
+
+// A certificate in which no requested configuration ran is no certificate. Asked for EMAX mode
+// emax-1 by name, a backend that declares only emax has nothing to run: the corpus's emax cases
+// are not the request (a neuron knob nobody named still runs the corpus cases of every value).
+TEST(Certify, NoRequestedConfigurationSupportedIsNotCertified) {
+  CertifyOptions asked = options_for(MXCONFORM_TEST_BACKEND_EMAX_ONLY, {"corpus", "properties"});
+  asked.knobs.emax_mode = EmaxMode::kEmaxMinus1;
+  asked.named_knobs.emax_mode = true;
+  const Certificate c = run_certification(asked);
+  EXPECT_FALSE(c.certified()) << verdict_table(c);
+  EXPECT_EQ(c.header.at("verdict"), "not certified");
+  EXPECT_EQ(count(c, Outcome::kPass), 0u) << verdict_table(c);
+  for (const Tally& t : c.tallies) {
+    EXPECT_NE(t.configuration.find("emax_mode=emax-1"), std::string::npos) << "not asked for: " << t.configuration;
+  }
+  EXPECT_EQ(c.why_not_certified(), "none of the requested configurations is supported by the backend: not declared: EMAX mode emax-1");
+  const std::string table = verdict_table(c);
+  EXPECT_NE(table.find("\nreason: none of the requested configurations is supported by the backend: "), std::string::npos)
+      << table;
+  EXPECT_NE(to_yaml(c).find("verdict_reason: \"none of the requested configurations"), std::string::npos) << to_yaml(c);
+  // The rerun repeats the flag given, and only the knob flags given.
+  EXPECT_NE(c.header.at("rerun").find(" --emax-mode emax-1 "), std::string::npos) << c.header.at("rerun");
+  EXPECT_EQ(c.header.at("rerun").find("--fp8-nan"), std::string::npos) << c.header.at("rerun");
+
+  // The same knob value, not named: the corpus's cases of other EMAX modes run, as they always have.
+  CertifyOptions unnamed = options_for(MXCONFORM_TEST_BACKEND_EMAX_ONLY, {"corpus"});
+  unnamed.knobs.emax_mode = EmaxMode::kEmaxMinus1;
+  const Certificate corpus = run_certification(unnamed);
+  EXPECT_TRUE(corpus.certified()) << verdict_table(corpus);
+  EXPECT_GT(count(corpus, Outcome::kPass), 0u);
+}
+
+// --emit-repro into a directory an earlier run filled: the repro file of the same id is left as
+// it was, and the report says so instead of "repro written to".
+TEST(Certify, AReproFileAlreadyThereIsNotReportedAsWritten) {
+  const std::string dir = ::testing::TempDir() + "/mxconform-emit-repro-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  CertifyOptions options = options_for(MXCONFORM_TEST_BACKEND_WRONG_ROUNDING, {"corpus"});
+  options.emit_repro_dir = dir;
+  const Certificate first = run_certification(options);
+  ASSERT_FALSE(first.failures.empty());
+  const std::string path = first.failures.front().repro_path;
+  EXPECT_FALSE(first.failures.front().repro_existed);
+  EXPECT_NE(verdict_table(first).find("  repro written to " + path + "\n"), std::string::npos) << verdict_table(first);
+  // An earlier run's file (here: edited since) under the same name.
+  {
+    std::FILE* file = std::fopen(path.c_str(), "a");
+    ASSERT_NE(file, nullptr);
+    std::fputs("# edited by hand\n", file);
+    std::fclose(file);
+  }
+  const Certificate again = run_certification(options);
+  ASSERT_FALSE(again.failures.empty());
+  EXPECT_EQ(again.failures.front().repro_path, path);
+  EXPECT_TRUE(again.failures.front().repro_existed);
+  const std::string table = verdict_table(again);
+  EXPECT_EQ(table.find("repro written to " + path), std::string::npos) << table;
+  EXPECT_NE(table.find("  repro not written: " + path + " was there already"), std::string::npos) << table;
+  EXPECT_NE(to_yaml(again).find("repro_file_existed: true"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Certify, LibrariesThatAreNotBackendsAreNotCertifiedWithTheReason) {

@@ -263,6 +263,32 @@ TEST(Difference, SignatureIsKindClassesAndKnobsNotShapeNorPlace) {
   EXPECT_NE(a.signature(), b.signature());
 }
 
+// The profile and block shape are part of the configuration a signature names: a 1x32 and a
+// 32x1 failure are two groups. Neuron with 8x4 blocks keeps the text it always had.
+TEST(Difference, SignatureNamesTheProfileAndBlockShapeOutsideNeuron) {
+  Difference neuron;
+  neuron.block_class = BlockClass::kOrdinary;
+  neuron.element_class = ElementClass::kTie;
+  neuron.config = config(OutputDtype::kFloat8E4m3fn, 8, 4, ScaleLayout::kPhysical);
+  EXPECT_EQ(neuron.signature(), "data byte, ordinary-block, tie, input=bfloat16 output=float8_e4m3fn emax_mode=emax "
+                                "fp8_nan=canonical scale_layout=physical");
+  Difference rows = neuron;
+  apply_profile(rows.config, ProfileId::kMicroxcaling);
+  rows.config.partitions = 1;
+  rows.config.free = 32;
+  Difference columns = rows;
+  columns.config.block_shape = BlockShape::k32x1;
+  columns.config.partitions = 32;
+  columns.config.free = 1;
+  EXPECT_EQ(rows.signature(), "data byte, ordinary-block, tie, input=bfloat16 output=float8_e4m3fn emax_mode=emax "
+                              "profile=microxcaling block=1x32 fp8_nan=canonical scale_layout=logical");
+  EXPECT_EQ(columns.signature(), "data byte, ordinary-block, tie, input=bfloat16 output=float8_e4m3fn emax_mode=emax "
+                                 "profile=microxcaling block=32x1 fp8_nan=canonical scale_layout=logical");
+  Difference floor = rows;
+  floor.config.profile = ProfileId::kOcpFloor;
+  EXPECT_NE(floor.signature(), rows.signature());
+}
+
 TEST(Compare, WrongSizesAreAnError) {
   const std::vector<std::uint16_t> input(32, 0);
   const std::vector<std::uint8_t> data(32, 0), scale(1, 0), short_data(31, 0);

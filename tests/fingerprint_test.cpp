@@ -167,6 +167,107 @@ TEST(Fingerprint, AdaptsTheFp8TieToE5m2) {
   EXPECT_EQ(not_applicable_axes(declared), std::vector<Axis>{Axis::kFp8NanPolicy});
 }
 
+// The directory an export's outputs go to (docs/bundle-manifest.md): outputs/<export_id>, the
+// only directory in outputs/ after an export into a new directory.
+std::string outputs_of(const std::string& bundle) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator(bundle + "/outputs")) found.push_back(entry.path().string());
+  EXPECT_EQ(found.size(), 1u) << bundle;
+  return found.empty() ? bundle + "/outputs" : found.front();
+}
+
+// The observation of the deciding case `id`.
+const CaseObservation& observation(const Fingerprint& fingerprint, const std::string& id) {
+  for (const CaseObservation& seen : fingerprint.cases) {
+    if (seen.deciding->id == id) return seen;
+  }
+  static const CaseObservation kNone;
+  ADD_FAILURE() << "no observation of " << id;
+  return kNone;
+}
+
+// A microxcaling plug-in that declares only 32x1 blocks: its FP4 deciding cases run on four
+// blocks side by side ([32, 4]: an x4 dtype needs F % 4 == 0), and the match is confirmed in 32x1
+// blocks, on cases that ran.
+TEST(Fingerprint, ConfirmsA32x1OnlySubjectIn32x1Blocks) {
+  const Fingerprint fingerprint = of(MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_32X1_ONLY);
+  const std::string text = to_text(fingerprint);
+  EXPECT_EQ(fingerprint.call.block_shape, BlockShape::k32x1);
+  EXPECT_TRUE(fingerprint.decided()) << text;
+  EXPECT_EQ(matching_label(fingerprint), "microxcaling") << text;
+  for (const char* id : {"scale.amax-7.fp4", "fp4.ties", "fp4.nibbles"}) {
+    EXPECT_EQ(observation(fingerprint, id).outcome, Outcome::kPass) << id << "\n" << text;
+  }
+  EXPECT_NE(text.find("element ties: nearest, ties away from zero — case fp4.ties"), std::string::npos) << text;
+  EXPECT_GT(fingerprint.confirmation_cases, 100u) << text;
+  EXPECT_EQ(fingerprint.confirmation_failed, 0u) << text;
+  EXPECT_NE(text.find("confirmed on "), std::string::npos) << text;
+}
+
+// The same plug-in wrong on every e5m2 output and float16 input: the deciding cases (bfloat16,
+// e4m3 and FP4) match microxcaling, the 32x1 confirmation cases show the bug.
+TEST(Fingerprint, A32x1OnlySubjectsBugIsFoundByTheConfirmation) {
+  const Fingerprint fingerprint = of(MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_32X1_E5M2_FLOAT16_BUG);
+  const std::string text = to_text(fingerprint);
+  EXPECT_FALSE(fingerprint.decided()) << text;
+  EXPECT_EQ(fingerprint.matching_labels(), std::vector<std::string>{"microxcaling"}) << text;
+  EXPECT_GT(fingerprint.confirmation_failed, 0u) << text;
+  EXPECT_NE(text.find("no known profile: matches microxcaling on the deciding cases but differs on "), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("confirmed on"), std::string::npos) << text;
+}
+
+// A match no confirmation case ran on is not confirmed: not decided (exit 2), and said so.
+TEST(Fingerprint, AMatchWithoutAConfirmationCaseIsNotConfirmed) {
+  Fingerprint fingerprint;
+  fingerprint.backend = "subject";
+  fingerprint.scores.push_back({nullptr, "microxcaling", {}});
+  fingerprint.scores.push_back({nullptr, "ocp-floor", {"fp4.ties"}});
+  fingerprint.confirmation_ran = true;
+  EXPECT_FALSE(fingerprint.decided());
+  const std::string text = to_text(fingerprint);
+  EXPECT_NE(text.find("\nnot confirmed: no confirmation case ran"), std::string::npos) << text;
+  EXPECT_EQ(text.find("confirmed on"), std::string::npos) << text;
+  fingerprint.confirmation_cases = 1;
+  EXPECT_TRUE(fingerprint.decided());
+}
+
+// A fingerprint bundle for 32x1 blocks holds the FP4 deciding cases too, on [32, 4]; a "device"
+// computing microxcaling in 32x1 blocks (the oracle under that profile) is named microxcaling.
+TEST(Fingerprint, A32x1BundleHoldsTheFp4CasesOnFourBlocks) {
+  const std::string dir = ::testing::TempDir() + "/fingerprint-bundle-32x1-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  ExportOptions options;
+  options.directory = dir;
+  options.campaigns = {kFingerprintCampaign};
+  apply_profile(options.knobs, ProfileId::kMicroxcaling);
+  options.knobs.block_shape = BlockShape::k32x1;
+  EXPECT_EQ(export_bundle(options).cases, deciding_cases().size());  // microxcaling has FP4 and FP8
+  std::size_t index = 0;
+  const std::string outputs = outputs_of(dir);
+  for_each_deciding_case(options.knobs, [&](const CampaignCase& c) {
+    const std::string id = bundle_case_id(index++);
+    if (is_fp4(c.config.output)) {
+      EXPECT_EQ(c.config.partitions, 32u) << c.id;
+      EXPECT_EQ(c.config.free, 4u) << c.id;
+    }
+    const Geometry g = geometry(c.config);
+    npy::write(outputs + "/" + id + ".data.npy",
+               {npy::ElementType::kUint8, {c.config.partitions, g.data_row_bytes}, c.expected_data}, false);
+    npy::write(outputs + "/" + id + ".scale.npy", {npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, c.expected_scale},
+               false);
+  });
+  GradeOptions grade;
+  grade.directory = dir;
+  const Fingerprint fingerprint = fingerprint_of_bundle(grade);
+  const std::string text = to_text(fingerprint);
+  EXPECT_TRUE(fingerprint.decided()) << text;
+  EXPECT_EQ(matching_label(fingerprint), "microxcaling") << text;
+  EXPECT_EQ(observation(fingerprint, "fp4.ties").outcome, Outcome::kPass) << text;
+  EXPECT_EQ(text.find("not run"), std::string::npos) << text;
+  std::filesystem::remove_all(dir);
+}
+
 // fingerprint --export-bundle, then --bundle: a "device" that computes the nki golden (the oracle
 // under that profile) writes the outputs of a neuron fingerprint bundle, and leaves out the FP4
 // cases, which the golden refuses. The bundle's expected bytes are neuron's; the fingerprint must
@@ -180,6 +281,7 @@ TEST(Fingerprint, ReadsADevicesOutputsBackFromABundle) {
   const ExportSummary summary = export_bundle(options);
   EXPECT_EQ(summary.cases, deciding_cases().size());  // neuron admits every deciding case's dtype
   std::size_t index = 0, fp4 = 0;
+  const std::string outputs = outputs_of(dir);
   for_each_deciding_case(QuantizeConfig{}, [&](const CampaignCase& c) {
     const std::string id = bundle_case_id(index++);
     if (is_fp4(c.config.output)) {
@@ -191,9 +293,9 @@ TEST(Fingerprint, ReadsADevicesOutputsBackFromABundle) {
     std::vector<std::uint8_t> data, scale;
     oracle_bytes(device, c.input, data, scale);
     const Geometry g = geometry(device);
-    npy::write(dir + "/outputs/" + id + ".data.npy", {npy::ElementType::kUint8, {device.partitions, g.data_row_bytes}, data},
+    npy::write(outputs + "/" + id + ".data.npy", {npy::ElementType::kUint8, {device.partitions, g.data_row_bytes}, data},
                false);
-    npy::write(dir + "/outputs/" + id + ".scale.npy", {npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, scale}, false);
+    npy::write(outputs + "/" + id + ".scale.npy", {npy::ElementType::kUint8, {g.scale_rows, g.block_cols}, scale}, false);
   });
   GradeOptions grade;
   grade.directory = dir;

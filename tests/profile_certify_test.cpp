@@ -9,6 +9,7 @@
 #include <string>
 
 #include "certification.h"
+#include "mxconform/error.h"
 #include "mxconform/profile.h"
 #include "mxconform/open_subject.h"
 #include "test_backends.h"
@@ -64,6 +65,49 @@ TEST(ProfileCertify, AnotherProfilesImplementationFailsOnADivergenceCase) {
   // No satfinite and NaN kept in amax, declared as TransformerEngine: Inf in a block.
   expect_not_certified_at(MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_AS_TE_MXFP8, ProfileId::kTransformerEngineMxfp8,
                           {"te.inf-in-block", "te.nan-in-block", "te.byte-0-scales-by-one"});
+}
+
+// TransformerEngine in 32x1 blocks from a plug-in that declares only 1x32: nothing requested is
+// supported, so NOT CERTIFIED with that reason; the corpus's 1x32 cases are not the request.
+TEST(ProfileCertify, ABlockShapeTheBackendDoesNotDeclareIsNotCertified) {
+  CertifyOptions options;
+  options.backend = MXCONFORM_TEST_BACKEND_PROFILE_TE_MXFP8_1X32_ONLY;
+  options.campaigns = {"corpus", "properties"};
+  options.corpus_paths = {MXCONFORM_SOURCE_CORPUS_DIR_FOR_TESTS};
+  options.timeout_seconds = 5;
+  apply_profile(options.knobs, ProfileId::kTransformerEngineMxfp8);
+  options.knobs.block_shape = BlockShape::k32x1;
+  const Certificate certificate = run_certification(options);
+  EXPECT_FALSE(certificate.certified()) << verdict_table(certificate);
+  EXPECT_EQ(certificate.why_not_certified(),
+            "none of the requested configurations is supported by the backend: not declared: block shape 32x1");
+  for (const Tally& t : certificate.tallies) {
+    EXPECT_NE(t.configuration.find("block=32x1"), std::string::npos) << "not asked for: " << t.configuration;
+    EXPECT_EQ(t.outcomes.count("pass"), 0u) << t.configuration;
+  }
+  // In the block shape it declares, the same plug-in is certified, on that shape's cases only.
+  options.knobs.block_shape = BlockShape::k1x32;
+  const Certificate own = run_certification(options);
+  EXPECT_TRUE(own.certified()) << verdict_table(own);
+  for (const Tally& t : own.tallies) EXPECT_NE(t.configuration.find("block=1x32"), std::string::npos) << t.configuration;
+}
+
+// The exhaustive element campaign is neuron-only: alone under ocp-floor it is a usage error (no
+// verdict on no case); beside the corpus it is skipped, and the certificate says why.
+TEST(ProfileCertify, TheExhaustiveCampaignIsSkippedOutsideNeuronAndSaysWhy) {
+  CertifyOptions options;
+  options.backend = MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR;
+  options.corpus_paths = {MXCONFORM_SOURCE_CORPUS_DIR_FOR_TESTS};
+  options.timeout_seconds = 5;
+  apply_profile(options.knobs, ProfileId::kOcpFloor);
+  options.campaigns = {"exhaustive"};
+  EXPECT_THROW(run_certification(options), Error);
+  options.campaigns = {"corpus", "exhaustive"};
+  const Certificate certificate = run_certification(options);
+  EXPECT_TRUE(certificate.certified()) << verdict_table(certificate);
+  const std::string table = verdict_table(certificate);
+  EXPECT_NE(table.find("\nskipped: exhaustive: the exhaustive element campaign is neuron-only"), std::string::npos) << table;
+  EXPECT_NE(to_yaml(certificate).find("\ncampaigns_skipped: "), std::string::npos);
 }
 
 TEST(ProfileCertify, TheNkiGoldenIsNotNeuron) {

@@ -175,6 +175,28 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
 #define PROFILE_CLAIMED(rules) ((rules).profile)
 #endif
 
+/* The block shapes a plug-in declares: the rules' own, or only PROFILE_ONLY_BLOCK_SHAPE (an enum
+ * mxc_block_shape value) when built so: a subject that declares one shape of several. */
+#ifdef PROFILE_ONLY_BLOCK_SHAPE
+#define PROFILE_BLOCK_SHAPES(rules) (1u << (PROFILE_ONLY_BLOCK_SHAPE))
+#else
+#define PROFILE_BLOCK_SHAPES(rules) ((rules).block_shapes)
+#endif
+
+/* Built with PROFILE_PLANTED_E5M2_FLOAT16_BUG: a call with an e5m2 output or a float16 input gets
+ * bit 0 of data byte 0 flipped, and every other call is right. */
+static int profile_planted(const struct mxc_quantize_params* p, uint8_t* data, int status) {
+#ifdef PROFILE_PLANTED_E5M2_FLOAT16_BUG
+  if (status == MXC_STATUS_OK && (p->output_dtype == MXC_OUTPUT_FLOAT8_E5M2 || p->input_dtype == MXC_INPUT_FLOAT16)) {
+    data[0] ^= 1u;
+  }
+#else
+  (void)p;
+  (void)data;
+#endif
+  return status;
+}
+
 /* Exports mxconform_backend_v1 for `rules`. */
 #define PROFILE_BACKEND(rules)                                                                         \
   static struct mxc_backend_info profile_info;                                                         \
@@ -195,7 +217,7 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
     profile_info.fp4_high_parities = 1u << 1;                                                          \
     profile_info.fp4_lane_strides = 1u;                                                                \
     profile_info.profiles = 1u << PROFILE_CLAIMED(rules);                                              \
-    profile_info.block_shapes = (rules).block_shapes;                                                  \
+    profile_info.block_shapes = PROFILE_BLOCK_SHAPES(rules);                                           \
     return &profile_info;                                                                              \
   }                                                                                                    \
   static int profile_quantize(const struct mxc_quantize_params* params, const uint16_t* input,         \
@@ -206,7 +228,7 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
       if (message_size > 0) message[0] = '\0';                                                         \
       return MXC_STATUS_UNSUPPORTED;                                                                   \
     }                                                                                                  \
-    return quantize_profile(&(rules), params, input, data, data_size, scale);                          \
+    return profile_planted(params, data, quantize_profile(&(rules), params, input, data, data_size, scale)); \
   }                                                                                                    \
   static const struct mxc_backend profile_table = {sizeof(struct mxc_backend), profile_describe,       \
                                                    profile_quantize};                                  \
