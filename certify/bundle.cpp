@@ -140,8 +140,9 @@ void for_each_bundle_case(const CaseSet& set, Level level, std::uint64_t seed,
 std::string input_path(const std::string& id) { return std::string(kInputs) + "/" + id + ".npy"; }
 // Each export writes its outputs into a directory of its own, outputs/<export_id>, named by a
 // random id the manifest records: outputs a runner wrote for an earlier export into the same
-// bundle directory (export --force) are never graded as answers to this one. A manifest written
-// before the field has its outputs in outputs/ itself.
+// bundle directory (export --force) are never graded as answers to this one. The id is part of
+// cases_sha256, so a manifest whose id was edited back to an earlier export's no longer matches
+// its cases (a guard against mistakes: an unsealed manifest can be rewritten whole by anyone).
 constexpr std::size_t kExportIdBytes = 16;
 
 // A new export id: kExportIdBytes random bytes in lowercase hex.
@@ -162,10 +163,8 @@ bool is_export_id(const std::string& text) {
          std::all_of(text.begin(), text.end(), [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); });
 }
 
-// The directory of an export's outputs, relative to the bundle ("" export id: outputs/ itself).
-std::string outputs_directory(const std::string& export_id) {
-  return export_id.empty() ? std::string(kOutputs) : std::string(kOutputs) + "/" + export_id;
-}
+// The directory of an export's outputs, relative to the bundle.
+std::string outputs_directory(const std::string& export_id) { return std::string(kOutputs) + "/" + export_id; }
 std::string data_path(const std::string& outputs, const std::string& id) { return outputs + "/" + id + ".data.npy"; }
 std::string scale_path(const std::string& outputs, const std::string& id) { return outputs + "/" + id + ".scale.npy"; }
 
@@ -537,6 +536,7 @@ ExportSummary export_bundle(const ExportOptions& options) {
   YAML::Emitter cases;
   cases << YAML::BeginSeq;
   Sha256 digest;
+  digest.update(export_id.data(), export_id.size());
   std::size_t index = 0;
   for_each_bundle_case(set, options.level, options.seed, [&](const std::string&, const CampaignCase& c) {
     const std::string id = bundle_case_id(index++);
@@ -681,14 +681,11 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   } catch (const Error& error) {
     reader.fail(campaign_list, error.what());
   }
-  // This export's outputs directory (absent before the field: outputs/ itself).
-  std::string export_id;
-  if (manifest["export_id"]) {
-    export_id = reader.text(manifest, "export_id");
-    if (!is_export_id(export_id)) {
-      reader.fail(manifest["export_id"], "field 'export_id' is '" + safe_text(export_id, 64) + "'; expected " +
-                                             std::to_string(2 * kExportIdBytes) + " lowercase hex digits");
-    }
+  // This export's outputs directory.
+  const std::string export_id = reader.text(manifest, "export_id");
+  if (!is_export_id(export_id)) {
+    reader.fail(manifest["export_id"], "field 'export_id' is '" + safe_text(export_id, 64) + "'; expected " +
+                                           std::to_string(2 * kExportIdBytes) + " lowercase hex digits");
   }
   const std::string outputs = outputs_directory(export_id);
   const YAML::Node entries = reader.field(manifest, "cases", "");
@@ -719,7 +716,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   h["bundle"] = bundle;
   h["manifest_sha256"] = manifest_sha256;
   h["bundle_exported"] = manifest["exported"] && manifest["exported"].IsScalar() ? manifest["exported"].Scalar() : "unknown";
-  h["bundle_export_id"] = export_id.empty() ? "none (outputs/ itself)" : export_id;
+  h["bundle_export_id"] = export_id;
   h["bundle_mxconform_commit"] =
       manifest["mxconform_commit"] && manifest["mxconform_commit"].IsScalar() ? manifest["mxconform_commit"].Scalar() : "unknown";
   h["corpus_sha256"] = set.corpus_sha256;
@@ -746,7 +743,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   FdCloser close_inputs(inputs_fd);
   const int outputs_root_fd = open_subdirectory(dir_fd, kOutputs, false, dir);
   FdCloser close_outputs_root(outputs_root_fd);
-  const int outputs_fd = export_id.empty() || outputs_root_fd < 0
+  const int outputs_fd = outputs_root_fd < 0
                              ? outputs_root_fd
                              : open_subdirectory(outputs_root_fd, export_id.c_str(), false, dir + "/" + kOutputs);
   FdCloser close_outputs(outputs_fd == outputs_root_fd ? -1 : outputs_fd);
@@ -756,6 +753,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   std::map<std::string, properties::Coverage> coverage_of;  // properties campaign, per configuration
   properties::Coverage coverage;
   Sha256 digest;
+  digest.update(export_id.data(), export_id.size());
   std::string output_lines;
   std::size_t index = 0;
   for_each_bundle_case(set, level, seed, [&](const std::string& key, const CampaignCase& c) {
@@ -842,7 +840,9 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
                                               regenerated_from + " digest to " + regenerated +
                                               "; the bundle was exported by another build of mxconform or edited");
   }
-  for (const QuantizeConfig& config : set.configurations) {
+  // Coverage classes are the properties campaign's promise (as in certify): checked only when the
+  // bundle holds that campaign.
+  for (const QuantizeConfig& config : set.wants("properties") ? set.configurations : std::vector<QuantizeConfig>{}) {
     if (config.profile != ProfileId::kNeuron) break;  // the profile campaign promises no coverage class
     const std::string key = knobs_text(config);
     for (properties::CoverageClass missed : coverage_of[key].missed(properties::promised_classes(config))) {

@@ -190,6 +190,16 @@ expect_output "every case missing, none graded from the earlier outputs" "NOT CE
 tamper exportid 's/^export_id: .*/export_id: ..\/..\/etc/'
 expect_status 1 "an export id edited into a path" "$mx" grade "$work/exportid"
 expect_output "export id named" "field 'export_id' is '../../etc'"
+# The id is part of cases_sha256: a manifest edited back to the earlier export's id (whose outputs
+# are all there) no longer matches its cases; one without the field is refused, naming it.
+rm -rf "$work/backdated"; cp -a "$work/again" "$work/backdated"
+sed -i -e "s/^export_id: .*/export_id: $ob/" "$work/backdated/manifest.yaml"
+sed -i -e "s#outputs/[0-9a-f]\{32\}/#outputs/$ob/#" "$work/backdated/manifest.yaml"
+expect_status 1 "an export id edited back to the earlier export's" "$mx" grade "$work/backdated"
+expect_output "the digest named" "field 'cases_sha256'"
+tamper noexportid '/^export_id: /d'
+expect_status 1 "no export id" "$mx" grade "$work/noexportid"
+expect_output "the missing export id named" "export_id"
 
 # 7b. A bundle of another profile: its corpus cases and its profile campaign, graded against it.
 expect_status 0 "export --profile ocp-floor" "$mx" "${export_args[@]}" --profile ocp-floor --out "$work/ocp"
@@ -263,6 +273,10 @@ check "some corpus cases at emax-1 ($named_cases)" test "$named_cases" -gt 0
 check "every entry at emax-1" test "$(grep -c '^  emax_mode: emax-1$' "$work/named/manifest.yaml")" -eq $((named_cases + 1))
 expect_status 2 "grade regenerates the same cases" "$mx" grade "$work/named"
 expect_output "... every one missing" "NOT CERTIFIED.* $named_cases cases run, $named_cases failed"
+# A bundle of the corpus campaign alone promises no coverage class: a correct runner certifies it.
+expect_status 0 "run_bundle.py on the corpus-only bundle" "$python" "$runner" "$work/named" "$subject"
+expect_status 0 "a corpus-only bundle of a correct subject is CERTIFIED" "$mx" grade "$work/named"
+expect_output "... with no coverage class missed" "^CERTIFIED"
 
 # 7c. fingerprint offline: the deciding cases as a bundle, the device's outputs read back.
 expect_status 0 "fingerprint --export-bundle" "$mx" fingerprint --export-bundle "$work/fp"
