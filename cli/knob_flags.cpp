@@ -15,7 +15,7 @@ void KnobFlags::add_to(CLI::App& app, const std::string& verb) {
   high_parity_option_ = app.add_option("--high-parity", high_parity_, "FP4 high parity" + done + ": 0 or 1 (default 1)");
   scale_layout_option_ = app.add_option("--scale-layout", scale_layout_, "Scale layout" + done + ": physical (default) or logical");
   app.add_option("--profile", profile_, "The contract" + done + ": neuron (default) or another profile "
-                                        "(docs/contract.md, Profiles); its knob values replace the knob flags");
+                                        "(docs/contract.md, Profiles); a knob flag the profile fixes otherwise is refused");
   block_shape_option_ = app.add_option("--block-shape", block_shape_, "8x4, 1x32 or 32x1 (default: the profile's)");
 }
 
@@ -44,7 +44,31 @@ QuantizeConfig KnobFlags::knobs() const {
   } catch (const Error& error) {
     throw Error(std::string("--profile: ") + error.what());
   }
-  if (id != ProfileId::kNeuron) apply_profile(knobs, id);
+  if (id != ProfileId::kNeuron) {
+    const QuantizeConfig asked = knobs;
+    apply_profile(knobs, id);
+    // A knob flag the user gave is part of the request: a value the profile cannot take is a
+    // usage error, never silently replaced (the run would certify something not asked for).
+    const std::string in_profile = ": profile " + std::string(name(id)) + " fixes it at ";
+    if (emax_mode_option_->count() > 0 && knobs.emax_mode != asked.emax_mode) {
+      throw Error("--emax-mode " + std::string(name(asked.emax_mode)) + in_profile + std::string(name(knobs.emax_mode)));
+    }
+    if (fp8_nan_option_->count() > 0 && knobs.fp8_nan != asked.fp8_nan) {
+      throw Error("--fp8-nan " + std::string(name(asked.fp8_nan)) + in_profile + std::string(name(knobs.fp8_nan)));
+    }
+    if (scale_layout_option_->count() > 0 && knobs.scale_layout != asked.scale_layout) {
+      throw Error("--scale-layout " + std::string(name(asked.scale_layout)) + in_profile +
+                  std::string(name(knobs.scale_layout)));
+    }
+    if (lane_stride_option_->count() > 0 && knobs.fp4_lane_stride != asked.fp4_lane_stride) {
+      throw Error("--lane-stride " + std::to_string(asked.fp4_lane_stride) + in_profile +
+                  std::to_string(knobs.fp4_lane_stride));
+    }
+    if (high_parity_option_->count() > 0 && knobs.fp4_high_parity != asked.fp4_high_parity) {
+      throw Error("--high-parity " + std::to_string(asked.fp4_high_parity) + in_profile +
+                  std::to_string(knobs.fp4_high_parity));
+    }
+  }
   if (block_shape_option_->count() > 0) {
     BlockShape shape = BlockShape::k8x4;
     try {

@@ -15,9 +15,10 @@ class KnobFlags {
  public:
   // Declares the flags on `app`; `verb` ends each knob's help ("EMAX mode certified: ...").
   void add_to(CLI::App& app, const std::string& verb);
-  // After parsing: the knobs given (defaults for the others). A profile other than neuron sets its
-  // own knob values (apply_profile), which replace the knob flags, and its default block shape
-  // unless --block-shape names another it admits. Throws Error naming the flag and the rule.
+  // After parsing: the knobs given (defaults for the others). A profile other than neuron sets the
+  // knob values it fixes (apply_profile) and its default block shape unless --block-shape names
+  // another it admits; a knob flag given with a value the profile does not take is an Error
+  // naming the flag and the profile's value, as is a block shape it does not have.
   QuantizeConfig knobs() const;
   // After parsing: which knob flags were given (the profile's own knobs are not named by
   // --profile alone).

@@ -37,6 +37,13 @@ done
 GTEST_TOTAL_SHARDS=2 expect_status 1 "GTEST_SHARD_INDEX" certify --backend scalar --campaign corpus
 GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=2 expect_status 1 "GTEST_SHARD_INDEX='2'" certify --backend scalar --campaign corpus
 GTEST_TOTAL_SHARDS=0 GTEST_SHARD_INDEX=0 expect_status 1 "GTEST_TOTAL_SHARDS='0'" certify --backend scalar --campaign corpus
+# A knob flag is part of the request: a value the profile fixes otherwise is refused, naming both.
+expect_status 1 "--emax-mode emax-1: profile ocp-floor fixes it at emax" certify --backend oracle --campaign corpus \
+  --profile ocp-floor --emax-mode emax-1
+expect_status 1 "--scale-layout physical: profile ocp-floor fixes it at logical" export --campaign corpus \
+  --profile ocp-floor --scale-layout physical --out "$work/never"
+expect_status 1 "--high-parity 0: profile microxcaling fixes it at 1" verify --profile microxcaling --high-parity 0 \
+  --input "$example" --in-dtype bfloat16 --out-dtype fp4 --data "$work/none.npy" --scale "$work/none.npy"
 GTEST_TOTAL_SHARDS=-2 GTEST_SHARD_INDEX=1 expect_status 1 "GTEST_TOTAL_SHARDS='-2'" certify --backend scalar --campaign corpus
 expect_status 1 "--seed '-1'" certify --backend scalar --seed -1
 expect_status 1 "--high-parity '2'" certify --backend scalar --high-parity 2
