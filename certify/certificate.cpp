@@ -396,6 +396,12 @@ Certificate certificate_from(const YAML::Node& root) {
     }
   }
   check_consistency(c);
+  // verdict_reason is written from the counts and failures, as the verdict is: checked the same way.
+  const std::string why = c.why_not_certified();
+  const std::string recorded = root["verdict_reason"] ? text_from(root["verdict_reason"], "verdict_reason") : "";
+  if (recorded != why) {
+    throw Error("verdict_reason is '" + safe_text(recorded, 120) + "', but the counts and failures say '" + why + "'");
+  }
   return c;
 }
 
@@ -405,6 +411,8 @@ Certificate certificate_from(const YAML::Node& root) {
 // --shard part, which also compares the knob flags.
 constexpr const char* kRunKeys[] = {"backend", "backend_sha256", "corpus_sha256", "mxconform_version", "mxconform_commit",
                                     "level",   "seed",           "campaigns",     "all_knobs"};
+// Run keys a certificate has only when they say something (absent: empty); the shards agree on them.
+constexpr const char* kOptionalRunKeys[] = {"campaigns_skipped"};
 
 struct ShardPosition {
   std::size_t index = 0;
@@ -735,6 +743,13 @@ Certificate merge(const std::vector<Certificate>& shards) {
       if (run_value(shards[i], key) != run_value(first, key)) {
         throw differs(std::string(key) + " is", run_value(shards[i], key), run_value(first, key));
       }
+    }
+    for (const char* key : kOptionalRunKeys) {
+      const auto value_of = [&](const Certificate& c) {
+        const auto found = c.header.find(key);
+        return found == c.header.end() ? std::string() : found->second;
+      };
+      if (value_of(shards[i]) != value_of(first)) throw differs(std::string(key) + " is", value_of(shards[i]), value_of(first));
     }
     const std::string rerun = without_shard(run_value(shards[i], "rerun"));
     if (rerun != without_shard(run_value(first, "rerun"))) {

@@ -287,6 +287,13 @@ TEST(ReadCertificate, TheVerdictIsWhatTheCountsAndFailuresSay) {
   // Its reason is in the certificate, which reads back.
   EXPECT_TRUE(contains(to_yaml(unsupported), "\nverdict_reason: \"none of the requested configurations is supported"));
   EXPECT_FALSE(read_certificate(written("unsupported.yaml", to_yaml(unsupported))).certified());
+  // The reason is checked as the verdict is: none on a certified run, the counts' own otherwise.
+  EXPECT_TRUE(contains(read_error("reason.yaml", replaced(passing, "verdict: certified\n",
+                                                          "verdict: certified\nverdict_reason: \"forged: all fine\"\n")),
+                       "reason.yaml: verdict_reason is 'forged: all fine', but the counts and failures say ''"));
+  EXPECT_TRUE(contains(read_error("reason.yaml", replaced(to_yaml(unsupported), "verdict_reason: \"none of the requested",
+                                                          "verdict_reason: \"none of the asked")),
+                       "verdict_reason is 'none of the asked"));
   // Nothing run at all.
   Certificate empty = shard(0, 1, 0);
   empty.tallies.pop_back();
@@ -304,9 +311,12 @@ class CertificateKey {
 };
 
 // A failing shard rewritten by hand so that every count rule holds and it reads as certified:
-// the failure moved into pass, the failures and their groups emptied, the verdict changed.
+// the failure moved into pass, the failures and their groups emptied, the verdict changed and its
+// reason dropped.
 std::string relabelled_as_certified(const std::string& yaml) {
   std::string text = replaced(yaml, "verdict: not certified", "verdict: certified");
+  const std::size_t reason = text.find("verdict_reason:");
+  if (reason != std::string::npos) text.erase(reason, text.find('\n', reason) + 1 - reason);
   text = replaced(text, "pass: 5\n      wrong-result: 1", "pass: 6");
   const std::size_t failures = text.find("failures:");
   const std::size_t groups = text.find("failure_groups:");
@@ -488,6 +498,9 @@ TEST(Merge, ShardsAgreeOnEverythingThatNamesTheRun) {
   other.configurations.push_back("cfg-c");
   EXPECT_TRUE(contains(error_of([&] { merge(read_all({{"shard0.yaml", shard(0, 2)}, {"shard1.yaml", other}})); }),
                        temp_path("shard1.yaml") + ": its configurations differ from " + temp_path("shard0.yaml") + "'s"));
+  // A campaign skipped in one shard only (honest shards of one run skip the same ones).
+  EXPECT_TRUE(contains(refused("campaigns_skipped", "exhaustive: neuron-only"),
+                       "shard1.yaml: campaigns_skipped is 'exhaustive: neuron-only', but "));
   other = shard(1, 2);
   other.header.erase("backend_sha256");
   EXPECT_TRUE(contains(error_of([&] { merge(read_all({{"shard0.yaml", shard(0, 2)}, {"shard1.yaml", other}})); }),
