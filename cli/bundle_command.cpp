@@ -42,6 +42,7 @@ int run_export(int argc, char** argv) {
   if (seed_option->count() > 0) options.seed = parse_unsigned("--seed", seed, UINT64_MAX);
   options.knobs = knob_flags.knobs();
   options.named_knobs = knob_flags.named();
+  if (options.all_knobs) knob_flags.refuse_with_all_knobs();
   if (!campaigns.empty()) options.campaigns = campaigns;
   if (options.corpus_paths.empty()) options.corpus_paths = {certify::default_corpus_directory()};
 

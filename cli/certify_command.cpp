@@ -99,6 +99,7 @@ int run_certify(int argc, char** argv) {
   if (seed_option->count() > 0) options.seed = parse_unsigned("--seed", seed, UINT64_MAX);
   options.knobs = knob_flags.knobs();
   options.named_knobs = knob_flags.named();
+  if (options.all_knobs) knob_flags.refuse_with_all_knobs();
   if (timeout_option->count() > 0) options.timeout_seconds = parse_timeout_seconds("--timeout", timeout);
   if (memory_limit_option->count() > 0) options.memory_limit_bytes = parse_byte_size("--memory-limit", memory_limit);
   if (!campaigns.empty()) {

@@ -1,6 +1,7 @@
 #include "knob_flags.h"
 
 #include <cstdint>
+#include <utility>
 
 #include "mxconform/error.h"
 #include "option_values.h"
@@ -27,6 +28,20 @@ certify::NamedKnobs KnobFlags::named() const {
   named.high_parity = high_parity_option_->count() > 0;
   named.scale_layout = scale_layout_option_->count() > 0;
   return named;
+}
+
+void KnobFlags::refuse_with_all_knobs() const {
+  const std::pair<const CLI::Option*, const char*> flags[] = {{emax_mode_option_, "--emax-mode"},
+                                                               {fp8_nan_option_, "--fp8-nan"},
+                                                               {lane_stride_option_, "--lane-stride"},
+                                                               {high_parity_option_, "--high-parity"},
+                                                               {scale_layout_option_, "--scale-layout"}};
+  for (const auto& [option, flag] : flags) {
+    if (option->count() > 0) {
+      throw Error(std::string(flag) + " with --all-knobs: --all-knobs runs every value the backend declares for every "
+                  "knob; give one or the other");
+    }
+  }
 }
 
 QuantizeConfig KnobFlags::knobs() const {

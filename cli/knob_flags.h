@@ -20,6 +20,10 @@ class KnobFlags {
   // another it admits; a knob flag given with a value the profile does not take is an Error
   // naming the flag and the profile's value, as is a block shape it does not have.
   QuantizeConfig knobs() const;
+  // With --all-knobs, which crosses every value of every knob: throws Error naming the first knob
+  // flag given (--emax-mode, --fp8-nan, --lane-stride, --high-parity, --scale-layout), which the
+  // run would otherwise ignore.
+  void refuse_with_all_knobs() const;
   // After parsing: which knob flags were given (the profile's own knobs are not named by
   // --profile alone).
   certify::NamedKnobs named() const;

@@ -37,6 +37,9 @@ done
 GTEST_TOTAL_SHARDS=2 expect_status 1 "GTEST_SHARD_INDEX" certify --backend scalar --campaign corpus
 GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=2 expect_status 1 "GTEST_SHARD_INDEX='2'" certify --backend scalar --campaign corpus
 GTEST_TOTAL_SHARDS=0 GTEST_SHARD_INDEX=0 expect_status 1 "GTEST_TOTAL_SHARDS='0'" certify --backend scalar --campaign corpus
+# --all-knobs runs every declared value of every knob: a knob flag beside it would be ignored.
+expect_status 1 "--emax-mode with --all-knobs" certify --backend scalar --all-knobs --emax-mode emax-1
+expect_status 1 "--lane-stride with --all-knobs" export --all-knobs --lane-stride 2 --out "$work/never"
 # A knob flag is part of the request: a value the profile fixes otherwise is refused, naming both.
 expect_status 1 "--emax-mode emax-1: profile ocp-floor fixes it at emax" certify --backend oracle --campaign corpus \
   --profile ocp-floor --emax-mode emax-1
