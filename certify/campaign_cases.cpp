@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "case_gen.h"
+#include "case_space.h"
 #include "class_cases.h"
 #include "exhaustive_campaign.h"
 #include "mxconform/error.h"
@@ -335,12 +335,10 @@ void for_each_property_case(const QuantizeConfig& config, Level level, std::uint
   space.outputs = {config.output};
   space.max_block_rows = 16;
   space.max_block_cols = 64;
-  const auto generator = properties::quantize_cases(space);
   const std::size_t per_config = property_cases_per_config(level);
   for (std::size_t i = cases.size(); i < per_config; ++i) {
-    constexpr int kMaxSize = 100;  // RapidCheck's generation size stays at or below 100
-    const rc::Random random(config_seed + i);
-    cases.push_back(generator(random, static_cast<int>(i * 7 % (kMaxSize + 1))).value());
+    const int size = static_cast<int>(i * 7 % (properties::kMaxGenerationSize + 1));
+    cases.push_back(properties::draw_case(space, config_seed + i, size));
   }
   for (std::size_t i = 0; i < cases.size(); ++i) {
     CampaignCase out;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "campaign_cases.h"
-#include "isolated_backend.h"
+#include "worker_backend.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::certify {

@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-#include "call_grade.h"
 #include "mxconform/backend.h"
 #include "mxconform/error.h"
 
@@ -46,13 +45,7 @@ const BackendInfo& CommandBackend::info() {
   sandbox_ = "own session and process group, killed as a group; stdin and stdout are the subject protocol's pipes, "
              "stderr is captured; no capabilities, no_new_privs and a seccomp filter that kills it if it signals "
              "mxconform, its process group or every process; no memory limit (the command runs as the user)";
-  BackendInfo info;
-  info.name = description.name;
-  info.version = description.version;
-  info.description = description.description;
-  info.capabilities = description.capabilities;
-  info_ = info;
-  return *info_;
+  return keep_info(description.name, description.version, description.description, description.capabilities);
 }
 
 CallResult CommandBackend::run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
@@ -90,15 +83,9 @@ CallResult CommandBackend::run(const QuantizeConfig& config, const std::vector<s
     result.site = result.detail;
     return result;
   }
-  if (answered.status == MXC_STATUS_UNSUPPORTED) {
-    result.outcome = Outcome::kRefused;
-    result.detail = "declared, but returned unsupported: " + answered.message;
-    return result;
-  }
-  if (answered.status != MXC_STATUS_OK) {
-    result.outcome = Outcome::kError;
-    result.detail = answered.status == MXC_STATUS_ERROR ? answered.message : "unknown status " + std::to_string(answered.status);
-    return result;
+  if (std::optional<CallResult> failed = failed_status(answered.status, answered.message)) {
+    failed->stderr_text = std::move(result.stderr_text);
+    return *failed;
   }
   if (answered.data_bytes != expected_data.size() || answered.scale_bytes != expected_scale.size()) {
     result.outcome = Outcome::kWrongSize;
@@ -112,16 +99,8 @@ CallResult CommandBackend::run(const QuantizeConfig& config, const std::vector<s
   result.scale.assign(answered.scale, answered.scale + answered.scale_bytes);
   // The rows no slot names: the subject protocol has the subject leave them 0.
   const std::vector<std::uint8_t> unnamed_rows(result.scale.size(), 0);
-  const CallGrade grade = grade_call(config, expected_data, expected_scale, unnamed_rows.data(), result.data, result.scale);
-  result.outcome = grade.outcome;
-  result.site = grade.site;
-  result.detail = grade.detail;
+  grade(config, expected_data, expected_scale, unnamed_rows.data(), result);
   return result;
-}
-
-std::unique_ptr<WorkerBackend> make_worker_backend(const std::string& spec, WorkerLimits limits) {
-  if (names_a_command(spec)) return std::make_unique<CommandBackend>(spec, limits);
-  return std::make_unique<IsolatedBackend>(spec, limits);
 }
 
 }  // namespace mxconform::certify

@@ -4,13 +4,11 @@
 // way it can misbehave is an outcome: a death (crash), no answer in time (hang), bytes that are
 // not a frame (protocol-error), bytes outside a frame (stray-output), an answer of the wrong
 // size (wrong-size); after each the campaign goes on with a fresh process.
-#include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "isolated_backend.h"
 #include "mxconform/subject_process.h"
+#include "worker_backend.h"
 
 namespace mxconform::certify {
 
@@ -36,8 +34,5 @@ class CommandBackend final : public WorkerBackend {
  private:
   SubjectProcess process_;
 };
-
-// The worker kind `spec` names: CommandBackend for "cmd:...", IsolatedBackend otherwise.
-std::unique_ptr<WorkerBackend> make_worker_backend(const std::string& spec, WorkerLimits limits);
 
 }  // namespace mxconform::certify

@@ -1,7 +1,5 @@
 #include "fingerprint.h"
 
-#include "command_backend.h"
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -15,6 +13,7 @@
 #include "mxconform/safe_text.h"
 #include "oracle.h"
 #include "profile_campaign.h"
+#include "worker_backend.h"
 
 namespace mxconform::certify {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "bundle.h"
 #include "campaign_cases.h"
-#include "isolated_backend.h"
+#include "worker_backend.h"
 #include "mxconform/quantize_config.h"
 
 namespace mxconform::certify {

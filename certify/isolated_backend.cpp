@@ -320,12 +320,6 @@ const mxc_backend* builtin_backend(const std::string& name) {
   return &kBuiltinTable;
 }
 
-WorkerBackend::WorkerBackend(std::string spec, WorkerLimits limits) : spec_(std::move(spec)), limits_(limits) {
-  if (!std::isfinite(limits_.timeout_seconds) || limits_.timeout_seconds <= 0 || limits_.timeout_seconds > 1e6) {
-    throw Error("timeout " + std::to_string(limits_.timeout_seconds) + " s: must be a finite number of seconds above 0");
-  }
-}
-
 IsolatedBackend::IsolatedBackend(std::string spec, WorkerLimits limits) : WorkerBackend(std::move(spec), limits) {
   // A worker that dies between calls must not take the harness with it on the next write.
   ::signal(SIGPIPE, SIG_IGN);
@@ -516,14 +510,9 @@ const BackendInfo& IsolatedBackend::info() {
                                                   response.abi_version, response.capabilities);
   if (!problem.empty()) throw fail(problem);
   sandbox_ = field_text(response.sandbox);
-  BackendInfo info;
-  info.name = field_text(response.name);
-  info.version = field_text(response.version);
-  info.description = field_text(response.description);
-  info.capabilities = response.capabilities;
-  info_ = info;
   stderr_captured_.clear();
-  return *info_;
+  return keep_info(field_text(response.name), field_text(response.version), field_text(response.description),
+                   response.capabilities);
 }
 
 CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
@@ -661,16 +650,9 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
     result.site = "input " + std::to_string(k);
     return result;
   }
-  if (response.status == MXC_STATUS_UNSUPPORTED) {
-    result.outcome = Outcome::kRefused;
-    result.detail = "declared, but returned unsupported: " + field_text(response.message);
-    return result;
-  }
-  if (response.status != MXC_STATUS_OK) {
-    result.outcome = Outcome::kError;
-    result.detail = response.status == MXC_STATUS_ERROR ? field_text(response.message)
-                                                        : "unknown status " + std::to_string(response.status);
-    return result;
+  if (std::optional<CallResult> failed = failed_status(response.status, field_text(response.message))) {
+    failed->stderr_text = std::move(result.stderr_text);
+    return *failed;
   }
   result.data.assign(at[kData], at[kData] + sizes[kData]);
   result.scale.assign(at[kScale], at[kScale] + sizes[kScale]);
@@ -690,10 +672,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
   }
   // Scale rows no slot names must keep their fill; then every byte against the oracle.
   const std::vector<std::uint8_t> unnamed_fill(filled_scale.begin() + slack[kScale], filled_scale.begin() + slack[kScale] + sizes[kScale]);
-  const CallGrade grade = grade_call(config, expected_data, expected_scale, unnamed_fill.data(), result.data, result.scale);
-  result.outcome = grade.outcome;
-  result.site = grade.site;
-  result.detail = grade.detail;
+  grade(config, expected_data, expected_scale, unnamed_fill.data(), result);
   return result;
 }
 

@@ -4,9 +4,10 @@
 #include <mutex>
 #include <vector>
 
-#include "command_backend.h"
 #include "mxconform/open_subject.h"
 #include "mxconform/registry.h"
+#include "mxconform/subject_process.h"
+#include "worker_backend.h"
 
 namespace mxconform::certify {
 namespace {

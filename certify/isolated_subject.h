@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "isolated_backend.h"
+#include "worker_backend.h"
 #include "mxconform/subject.h"
 
 namespace mxconform::certify {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "isolated_backend.h"
+#include "worker_backend.h"
 #include "mxconform/difference.h"
 #include "mxconform/quantize_config.h"
 

@@ -1,5 +1,6 @@
 #include "case_gen.h"
 
+#include <cstdint>
 #include <utility>
 
 #include "block_gen.h"
@@ -108,6 +109,11 @@ rc::Gen<QuantizeCase> quantize_cases(const CaseSpace& space) {
         }
         return c;
       });
+}
+
+QuantizeCase draw_case(const CaseSpace& space, std::uint64_t seed, int size) {
+  const int clamped = size < 0 ? 0 : size > kMaxGenerationSize ? kMaxGenerationSize : size;
+  return quantize_cases(space)(rc::Random(seed), clamped).value();
 }
 
 }  // namespace mxconform::properties

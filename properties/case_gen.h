@@ -7,16 +7,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "case_space.h"
 #include "quantize_case.h"
 
 namespace mxconform::properties {
-
-// What a property draws its cases from.
-struct CaseSpace {
-  std::vector<OutputDtype> outputs;  // at least one
-  std::size_t max_block_rows = 16;   // P up to 8 * max_block_rows
-  std::size_t max_block_cols = 128;  // F up to 4 * max_block_cols
-};
 
 // Cases of `space`. Shapes grow with RapidCheck's size from one 8x4 block, and about one case in
 // 16 has the largest shape; P is any multiple of 8. The FP4 lane stride is 0 for a quarter of the

@@ -10,6 +10,7 @@
 
 #include "certification.h"
 #include "corpus_loader.h"
+#include "isolated_backend.h"
 #include "mxconform/difference.h"
 #include "mxconform/profile.h"
 #include "repro_writer.h"

@@ -1,4 +1,5 @@
-// case_gen.cpp: cases are valid and stay in their space; strides are the divisors the rule allows.
+// case_gen.cpp: cases are valid and stay in their space; strides are the divisors the rule allows;
+// draw_case (case_space.h) is the generator's draw by seed, repeatable and clamped in size.
 #include "case_gen.h"
 
 #include <gtest/gtest.h>
@@ -41,6 +42,32 @@ TEST(CaseGen, SizeZeroIsOneBlock) {
     single += c.config.partitions == kBlockRows && c.config.free == kBlockCols;
   }
   EXPECT_GT(single, 80);  // all but the largest-shape draws
+}
+
+TEST(CaseGen, DrawCaseIsTheGeneratorsDrawForThatSeedAndSize) {
+  CaseSpace space;
+  space.outputs = {OutputDtype::kFloat4E2m1fnX4, OutputDtype::kFloat8E4m3fn};
+  space.max_block_rows = 4;
+  space.max_block_cols = 6;
+  const auto cases = quantize_cases(space);
+  int distinct = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    const int size = static_cast<int>(seed * 7 % (kMaxGenerationSize + 1));
+    const QuantizeCase drawn = draw_case(space, seed, size);
+    EXPECT_TRUE(drawn == cases(rc::Random(seed), size).value()) << "seed " << seed << ", size " << size;
+    EXPECT_TRUE(drawn == draw_case(space, seed, size)) << "seed " << seed << ": the same draw twice";
+    distinct += !(drawn == draw_case(space, seed + 1000, size));
+  }
+  EXPECT_GT(distinct, 30) << "other seeds draw other cases";
+}
+
+TEST(CaseGen, DrawCaseClampsTheSizeToTheSafeRange) {
+  CaseSpace space;
+  space.outputs = {OutputDtype::kFloat8E5m2};
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    EXPECT_TRUE(draw_case(space, seed, 1000) == draw_case(space, seed, kMaxGenerationSize)) << seed;
+    EXPECT_TRUE(draw_case(space, seed, -5) == draw_case(space, seed, 0)) << seed;
+  }
 }
 
 }  // namespace
