@@ -83,10 +83,7 @@ CallResult CommandBackend::run(const QuantizeConfig& config, const std::vector<s
     result.site = result.detail;
     return result;
   }
-  if (std::optional<CallResult> failed = failed_status(answered.status, answered.message)) {
-    failed->stderr_text = std::move(result.stderr_text);
-    return *failed;
-  }
+  if (failed_status(answered.status, answered.message, result)) return result;
   if (answered.data_bytes != expected_data.size() || answered.scale_bytes != expected_scale.size()) {
     result.outcome = Outcome::kWrongSize;
     result.detail = "answered " + std::to_string(answered.data_bytes) + " data and " + std::to_string(answered.scale_bytes) +

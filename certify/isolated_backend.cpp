@@ -650,10 +650,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
     result.site = "input " + std::to_string(k);
     return result;
   }
-  if (std::optional<CallResult> failed = failed_status(response.status, field_text(response.message))) {
-    failed->stderr_text = std::move(result.stderr_text);
-    return *failed;
-  }
+  if (failed_status(response.status, field_text(response.message), result)) return result;
   result.data.assign(at[kData], at[kData] + sizes[kData]);
   result.scale.assign(at[kScale], at[kScale] + sizes[kScale]);
 

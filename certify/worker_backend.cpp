@@ -16,9 +16,8 @@ WorkerBackend::WorkerBackend(std::string spec, WorkerLimits limits) : spec_(std:
   }
 }
 
-std::optional<CallResult> WorkerBackend::failed_status(std::uint32_t status, const std::string& message) {
-  if (status == MXC_STATUS_OK) return std::nullopt;
-  CallResult result;
+bool WorkerBackend::failed_status(std::uint32_t status, const std::string& message, CallResult& result) {
+  if (status == MXC_STATUS_OK) return false;
   if (status == MXC_STATUS_UNSUPPORTED) {
     result.outcome = Outcome::kRefused;
     result.detail = "declared, but returned unsupported: " + message;
@@ -26,7 +25,7 @@ std::optional<CallResult> WorkerBackend::failed_status(std::uint32_t status, con
     result.outcome = Outcome::kError;
     result.detail = status == MXC_STATUS_ERROR ? message : "unknown status " + std::to_string(status);
   }
-  return result;
+  return true;
 }
 
 void WorkerBackend::grade(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,

@@ -95,8 +95,9 @@ class WorkerBackend {
 
   // What the subject's answer says before its bytes are looked at: refused (it declared the
   // configuration, then returned MXC_STATUS_UNSUPPORTED) or error (any other status but OK, with
-  // its message); nullopt for MXC_STATUS_OK. `message` is the subject's own text, raw.
-  static std::optional<CallResult> failed_status(std::uint32_t status, const std::string& message);
+  // its message), set on `result` with true; false, and `result` untouched, for MXC_STATUS_OK.
+  // `message` is the subject's own text, raw.
+  static bool failed_status(std::uint32_t status, const std::string& message, CallResult& result);
   // Grades `result.data` and `result.scale` (the sizes the configuration has) against the expected
   // bytes with grade_call (call_grade.h), setting the outcome, site and detail; `unnamed_rows` is
   // what the scale rows no slot names must hold (scale_bytes long).

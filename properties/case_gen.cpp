@@ -1,5 +1,6 @@
 #include "case_gen.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -112,8 +113,7 @@ rc::Gen<QuantizeCase> quantize_cases(const CaseSpace& space) {
 }
 
 QuantizeCase draw_case(const CaseSpace& space, std::uint64_t seed, int size) {
-  const int clamped = size < 0 ? 0 : size > kMaxGenerationSize ? kMaxGenerationSize : size;
-  return quantize_cases(space)(rc::Random(seed), clamped).value();
+  return quantize_cases(space)(rc::Random(seed), std::clamp(size, 0, kMaxGenerationSize)).value();
 }
 
 }  // namespace mxconform::properties
