@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 
 #include <yaml-cpp/yaml.h>
 
@@ -332,6 +333,23 @@ struct ManifestReader {
     const YAML::Mark mark = node.Mark();
     throw Error(file + (mark.line >= 0 ? ":" + std::to_string(mark.line + 1) : std::string()) + ": " + what);
   }
+  // A key given twice in any map of the document (YAML forbids it; yaml-cpp keeps both, and a
+  // lookup would read only one of them). `where` names the map's path for the message.
+  void refuse_duplicate_keys(const YAML::Node& node, const std::string& where) const {
+    if (node.IsSequence()) {
+      for (std::size_t i = 0; i < node.size(); ++i) refuse_duplicate_keys(node[i], where + "[" + std::to_string(i) + "]");
+      return;
+    }
+    if (!node.IsMap()) return;
+    std::set<std::string> seen;
+    for (const auto& entry : node) {
+      const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string();
+      const std::string path = where.empty() ? key : where + "." + key;
+      if (!entry.first.IsScalar()) fail(entry.first, "field '" + safe_text(where, 200) + "': a key that is not a single value");
+      if (!seen.insert(key).second) fail(entry.first, "field '" + safe_text(path, 200) + "' is given twice");
+      refuse_duplicate_keys(entry.second, path);
+    }
+  }
   YAML::Node field(const YAML::Node& map, const std::string& key, const std::string& where) const {
     const YAML::Node value = map[key];
     if (!value) fail(map, where + "field '" + key + "' is missing");
@@ -607,6 +625,13 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
   Sha256 manifest_digest;
   manifest_digest.update(manifest_text.data(), manifest_text.size());
   const std::string manifest_sha256 = manifest_digest.hex_digest();
+  if (const std::size_t bad = first_unsafe_byte(manifest_text); bad != std::string::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(manifest_text[bad])));
+    const auto line = std::count(manifest_text.begin(), manifest_text.begin() + static_cast<std::ptrdiff_t>(bad), '\n') + 1;
+    throw Error(manifest_name + ":" + std::to_string(line) + ": byte " + byte +
+                " is a control character or not UTF-8; a manifest is UTF-8 text");
+  }
   YAML::Node manifest;
   try {
     manifest = YAML::Load(manifest_text);
@@ -614,6 +639,7 @@ Certificate grade_bundle(const GradeOptions& options, const GradedCaseVisitor& e
     throw Error(manifest_name + ":" + std::to_string(error.mark.line + 1) + ": not YAML: " + error.msg);
   }
   const ManifestReader reader{manifest_name};
+  reader.refuse_duplicate_keys(manifest, "");
   if (!manifest.IsMap()) reader.fail(manifest, "expected a map with format, format_version, ... and cases");
   if (reader.text(manifest, "format") != kFormatName) {
     reader.fail(manifest["format"], "field 'format' is not " + std::string(kFormatName));

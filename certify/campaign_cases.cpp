@@ -88,13 +88,37 @@ std::vector<QuantizeConfig> campaign_configurations(const QuantizeConfig& knobs,
   check_campaign_lane_stride(knobs.fp4_lane_stride);
   std::vector<QuantizeConfig> out;
   if (knobs.profile != ProfileId::kNeuron) {
-    // Another profile: its own knob values (apply_profile), every dtype it admits.
-    for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
-      for (const OutputDtypeInfo& dtype : output_dtypes()) {
-        QuantizeConfig c = knobs;
-        c.input = input;
-        c.output = dtype.id;
-        if (profile_admits(c)) out.push_back(c);
+    // Another profile: `knobs`' values, or with all_knobs every block shape, EMAX mode, scale
+    // layout and FP8 NaN policy the profile admits; every dtype it admits.
+    const Profile& contract = profile(knobs.profile);
+    const auto values = [&](std::uint32_t mask, std::uint32_t count, std::uint32_t own) {
+      std::vector<std::uint32_t> admitted;
+      for (std::uint32_t v = 0; v < count; ++v) {
+        if (all_knobs ? (mask >> v & 1) != 0 : v == own) admitted.push_back(v);
+      }
+      return admitted;
+    };
+    for (std::uint32_t shape : values(contract.block_shapes, kBlockShapeCount, static_cast<std::uint32_t>(knobs.block_shape))) {
+      for (std::uint32_t mode : values(contract.emax_modes, 2, static_cast<std::uint32_t>(knobs.emax_mode))) {
+        for (std::uint32_t layout : values(contract.scale_layouts, 2, static_cast<std::uint32_t>(knobs.scale_layout))) {
+          for (InputDtype input : {InputDtype::kBfloat16, InputDtype::kFloat16}) {
+            for (const OutputDtypeInfo& dtype : output_dtypes()) {
+              QuantizeConfig c = knobs;
+              c.block_shape = static_cast<BlockShape>(shape);
+              c.emax_mode = static_cast<EmaxMode>(mode);
+              c.scale_layout = static_cast<ScaleLayout>(layout);
+              c.input = input;
+              c.output = dtype.id;
+              const std::vector<std::uint32_t> policies =
+                  is_fp4(dtype.id) ? std::vector<std::uint32_t>{static_cast<std::uint32_t>(knobs.fp8_nan)}
+                                   : values(contract.fp8_nan_policies, 2, static_cast<std::uint32_t>(knobs.fp8_nan));
+              for (std::uint32_t policy : policies) {
+                c.fp8_nan = static_cast<Fp8NanPolicy>(policy);
+                if (profile_admits(c)) out.push_back(c);
+              }
+            }
+          }
+        }
       }
     }
     return out;

@@ -35,7 +35,7 @@ std::vector<std::uint16_t> parse_block(const std::vector<std::string>& values, I
 
 DecidingCase deciding(std::string id, Axis axis, OutputDtype output, const std::vector<std::string>& values,
                       std::size_t focus, const std::string& rest = "0", const std::vector<std::string>& e5m2 = {}) {
-  DecidingCase c{std::move(id), axis, output, {}, focus};
+  DecidingCase c{std::move(id), axis, output, {}, focus, InputDtype::kBfloat16, {}, {}};
   c.values = block_values(values, rest);
   c.input = parse_block(c.values, InputDtype::kBfloat16);
   if (!e5m2.empty()) c.e5m2_values = block_values(e5m2, rest);
@@ -73,7 +73,7 @@ QuantizeConfig in_call_shape(QuantizeConfig knobs, const QuantizeConfig& call) {
 }
 
 // The data byte that holds the first element of deciding case `c`'s focus byte in `config`'s
-// shape: `c.focus` for one block; the first copy's byte when the block is repeated (campaign_shape).
+// shape: `c.focus` for one block; the first copy's byte when the block is repeated (block_copies).
 std::size_t focus_byte(const QuantizeConfig& config, const DecidingCase& c) {
   const BlockExtent block = extent(config.block_shape);
   const std::size_t element = is_fp4(config.output) ? 2 * c.focus : c.focus;
@@ -114,16 +114,7 @@ bool deciding_config(const QuantizeConfig& knobs, const DecidingCase& c, Quantiz
 }
 
 std::vector<std::uint16_t> deciding_input(const QuantizeConfig& config, const std::vector<std::uint16_t>& block) {
-  const BlockExtent extent_of_block = extent(config.block_shape);
-  const std::size_t copies = config.free / extent_of_block.cols;
-  std::vector<std::uint16_t> input(config.partitions * config.free, 0);
-  for (std::size_t i = 0; i < block.size() && i < extent_of_block.rows * extent_of_block.cols; ++i) {
-    // Element i of the block (row-major within it) in each copy, as single_block_cases lays it out.
-    for (std::size_t copy = 0; copy < copies; ++copy) {
-      input[(i / extent_of_block.cols) * config.free + copy * extent_of_block.cols + i % extent_of_block.cols] = block[i];
-    }
-  }
-  return input;
+  return block_copies(config, block);  // the profile campaign's layout: copy k rotated by k elements
 }
 
 void for_each_deciding_case(const QuantizeConfig& call, const CaseVisitor& visit) {
@@ -317,8 +308,14 @@ const std::vector<DecidingCase>& deciding_cases() {
   return kCases;
 }
 
+std::size_t Fingerprint::cases_run() const {
+  return static_cast<std::size_t>(
+      std::count_if(cases.begin(), cases.end(), [](const CaseObservation& seen) { return !not_run(seen.outcome); }));
+}
+
 std::vector<std::string> Fingerprint::matching_labels() const {
   std::vector<std::string> labels;
+  if (cases_run() == 0) return labels;
   for (const ConfigurationScore& s : scores) {
     if (s.disagreeing.empty() && std::find(labels.begin(), labels.end(), s.label) == labels.end()) labels.push_back(s.label);
   }
@@ -625,6 +622,9 @@ std::string to_text(const Fingerprint& fingerprint) {
   } else if (matching.size() > 1) {
     out << "ambiguous: " << matching.size() << " known configurations match every case:\n";
     for (const std::string& label : matching) out << "  " << label << "\n";
+  } else if (fingerprint.cases_run() == 0) {
+    out << "no deciding case ran: the subject declined every one (or a bundle holds no output of any), so nothing "
+           "decides its contract; see the reasons above\n";
   } else {
     out << "no known profile matches every case; nearest:\n";
     constexpr std::size_t kNearest = 3;

@@ -50,7 +50,8 @@ const std::vector<DecidingCase>& deciding_cases();
 // stride 0, parity 1). False when the profile or knobs do not admit that dtype: the case is not run.
 bool deciding_config(const QuantizeConfig& knobs, const DecidingCase& c, QuantizeConfig& config);
 // The deciding block (32 elements, row-major within the block) laid out in `config`'s shape, once
-// per copy deciding_config makes.
+// per copy deciding_config makes, copy k rotated by k elements (block_copies): two FP4 columns
+// packed in one byte never hold the same code throughout, so the nibble order shows in 32x1 too.
 std::vector<std::uint16_t> deciding_input(const QuantizeConfig& config, const std::vector<std::uint16_t>& block);
 
 // The name of the bundle campaign that holds the deciding cases (`fingerprint --export-bundle`).
@@ -104,7 +105,10 @@ struct Fingerprint {
   std::size_t confirmation_cases = 0;     // run on the subject
   std::size_t confirmation_failed = 0;    // of those, differing from the matched configuration
   std::vector<ConfirmationFailure> confirmation_failures;  // the first few
-  // The labels of the known configurations that match every case the subject ran.
+  // The deciding cases the subject ran (neither declined nor left without output).
+  std::size_t cases_run() const;
+  // The labels of the known configurations that match every case the subject ran; none when it
+  // ran no case (a match on nothing is no match).
   std::vector<std::string> matching_labels() const;
   // Exactly one label matches every deciding case, no confirmation case differs from it, and
   // when the confirmation ran, it ran at least one case (a bundle has none and is not confirmed).

@@ -329,6 +329,7 @@ IsolatedBackend::~IsolatedBackend() { stop_worker(); }
 
 void IsolatedBackend::start_worker(std::size_t capacity) {
   stop_worker();
+  calls_answered_ = 0;
   capacity_ = round_up_pages(capacity);
   const std::size_t page = page_size();
   memfd_ = ::memfd_create("mxconform-worker", MFD_CLOEXEC);
@@ -597,7 +598,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
       result.detail = "protocol violation: the worker wrote outside a response (the backend wrote to the harness's pipe)";
     } else if (!sent) {
       result.detail = "the worker was gone before this call (" + (how.empty() ? "it closed its pipes" : how) +
-                      "): it ended after answering the previous call";
+                      (calls_answered_ == 0 ? "): it ended before its first call" : "): it ended after answering the previous call");
       result.gone_before_call = true;
     } else {
       result.detail = how.empty() ? "the worker closed its pipes" : how;
@@ -632,6 +633,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
     return result;
   }
   attach_stderr();
+  ++calls_answered_;
 
   // The input, whatever the backend did to its mapping.
   if (std::memcmp(at[kInput], input.data(), sizes[kInput]) != 0) {

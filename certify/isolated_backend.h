@@ -71,6 +71,7 @@ class IsolatedBackend final : public WorkerBackend {
   void* shared_ = nullptr;
   std::size_t capacity_ = 0;  // bytes per buffer area
   std::size_t workers_started_ = 0;
+  std::size_t calls_answered_ = 0;  // by the running worker (its describe() is not a call)
 };
 
 // The mxc_backend table of a built-in implementation (name as in the registry), or nullptr.

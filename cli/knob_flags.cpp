@@ -35,7 +35,8 @@ void KnobFlags::refuse_with_all_knobs() const {
                                                                {fp8_nan_option_, "--fp8-nan"},
                                                                {lane_stride_option_, "--lane-stride"},
                                                                {high_parity_option_, "--high-parity"},
-                                                               {scale_layout_option_, "--scale-layout"}};
+                                                               {scale_layout_option_, "--scale-layout"},
+                                                               {block_shape_option_, "--block-shape"}};
   for (const auto& [option, flag] : flags) {
     if (option->count() > 0) {
       throw Error(std::string(flag) + " with --all-knobs: --all-knobs runs every value the backend declares for every "

@@ -174,6 +174,7 @@ void SubjectProcess::start() {
   stdout_fd_ = out[0];
   stderr_fd_ = err[0];
   ++processes_started_;
+  calls_answered_ = 0;
   int code = 0;
   ssize_t n;
   do n = ::read(status_pipe[0], &code, sizeof code); while (n < 0 && errno == EINTR);
@@ -271,7 +272,9 @@ Exchange SubjectProcess::exchange(const std::vector<std::uint8_t>& request, cons
     const std::string how = reap(kGraceSeconds);
     gone.detail = std::string("the subject process was gone before ") + (handshake ? "the handshake" : "this call") + " (" +
                   (how.empty() ? "it closed its stdout" : how) + ")" +
-                  (handshake ? "" : ": it ended after answering the previous call");
+                  (handshake ? ""
+                   : calls_answered_ == 0 ? ": it ended after its handshake, before its first call"
+                                          : ": it ended after answering the previous call");
     gone.gone_before_call = true;
     return gone;
   }
@@ -331,6 +334,7 @@ Exchange SubjectProcess::exchange(const std::vector<std::uint8_t>& request, cons
       }
       Exchange answered;
       answered.payload.assign(in.begin() + wire::kHeaderBytes, in.end());
+      if (!handshake) ++calls_answered_;
       return answered;
     }
 
@@ -421,7 +425,7 @@ wire::SubjectDescription SubjectProcess::start_and_describe(double timeout_secon
                            "; this mxconform speaks version " + std::to_string(wire::kProtocolVersion) +
                            " (docs/subject-protocol.md)");
   }
-  const std::string problem = description.capabilities.undefined_bits();
+  const std::string problem = description.capabilities.declaration_error();
   if (!problem.empty()) {
     stop();
     throw SubjectLoadError(shown + ": its info frame: " + problem);

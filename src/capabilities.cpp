@@ -112,6 +112,26 @@ std::string Capabilities::undefined_bits() const {
   return {};
 }
 
+std::string Capabilities::declaration_error() const {
+  std::string bits = undefined_bits();
+  if (!bits.empty()) return bits;
+  std::string declared_profiles, admitted_shapes, declared_shapes;
+  std::uint32_t admitted = 0;
+  for (const Profile& p : mxconform::profiles()) {
+    if (!has(profiles, static_cast<std::uint32_t>(p.id))) continue;
+    declared_profiles += (declared_profiles.empty() ? "" : ", ") + std::string(p.name);
+    admitted |= p.block_shapes;
+  }
+  if ((admitted & block_shapes) != 0) return {};
+  for (std::uint32_t s = 0; s < kBlockShapeCount; ++s) {
+    const std::string shape(name(static_cast<BlockShape>(s)));
+    if (has(admitted, s)) admitted_shapes += (admitted_shapes.empty() ? "" : ", ") + shape;
+    if (has(block_shapes, s)) declared_shapes += (declared_shapes.empty() ? "" : ", ") + shape;
+  }
+  return "profiles declares " + declared_profiles + ", which admit block shapes " + admitted_shapes +
+         "; block_shapes declares " + declared_shapes + " (0 declares 8x4): no configuration fits both";
+}
+
 std::string declaration_problem(std::uint32_t table_struct_size, std::uint32_t info_struct_size,
                                 std::uint32_t abi_version, const Capabilities& capabilities) {
   if (table_struct_size < sizeof(mxc_backend)) {
@@ -126,8 +146,8 @@ std::string declaration_problem(std::uint32_t table_struct_size, std::uint32_t i
     return "mxc_backend_info.struct_size is " + std::to_string(info_struct_size) + ", less than the " +
            std::to_string(MXC_BACKEND_INFO_V1_SIZE) + " bytes of ABI version 1";
   }
-  const std::string bits = capabilities.undefined_bits();
-  return bits.empty() ? std::string() : "mxc_backend_info." + bits;
+  const std::string error = capabilities.declaration_error();
+  return error.empty() ? std::string() : "mxc_backend_info." + error;
 }
 
 }  // namespace mxconform

@@ -79,6 +79,20 @@ std::string escape(std::string_view bytes, std::size_t max_bytes, bool keep_line
 
 std::string safe_text(std::string_view bytes, std::size_t max_bytes) { return escape(bytes, max_bytes, false); }
 
+std::size_t first_unsafe_byte(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<std::uint8_t>(text[i]);
+    if ((byte >= 0x20 && byte < 0x7F) || byte == '\n' || byte == '\t' || byte == '\r') {
+      ++i;
+    } else if (const std::size_t length = byte >= 0x80 ? utf8_sequence(text, i) : 0; length > 0) {
+      i += length;
+    } else {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
 std::string safe_multiline_text(std::string_view bytes, std::size_t max_bytes) { return escape(bytes, max_bytes, true); }
 
 std::string shell_word(std::string_view word) {

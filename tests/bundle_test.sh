@@ -168,6 +168,23 @@ expect_output "edited shape named" "field 'shape'"
 tamper garbage '3s/.*/format: [unclosed/'
 expect_status 1 "malformed YAML" "$mx" grade "$work/garbage"
 expect_output "malformed YAML named" "manifest.yaml"
+# A key given twice (yaml-cpp would keep both and read one): refused, naming the field and line.
+tamper twice 's/^seed: 7$/seed: 7\nseed: 8/'
+expect_status 1 "a top-level key given twice" "$mx" grade "$work/twice"
+expect_output "the repeated key named" "manifest.yaml:[0-9]+: field 'seed' is given twice"
+tamper twice-in-case '0,/^  shape: \[8, 4\]/s//  shape: [8, 4]\n  shape: [8, 4]/'
+expect_status 1 "a case's key given twice" "$mx" grade "$work/twice-in-case"
+expect_output "the repeated case key named" "field 'cases\\[[0-9]+\\]\\.shape' is given twice"
+# A trailing line of bytes that are no UTF-8 text, or a terminal escape: refused, naming the byte.
+tamper binary ''
+printf '\xff\xfe\n' >> "$work/binary/manifest.yaml"
+expect_status 1 "a trailing line that is not UTF-8" "$mx" grade "$work/binary"
+expect_output "the byte named" "manifest.yaml:[0-9]+: byte 0xFF is a control character or not UTF-8"
+tamper escape-line ''
+printf '# \033[31mred\n' >> "$work/escape-line/manifest.yaml"
+expect_status 1 "a trailing comment with an escape" "$mx" grade "$work/escape-line"
+expect_output "the escape byte named" "byte 0x1B is a control character"
+if grep -q $'\033' "$work/out"; then fail "the escape reached the output"; else pass; fi
 tamper dropped '/^- id: c000001$/,/^  scale: /d'
 expect_status 1 "a case dropped" "$mx" grade "$work/dropped"
 rm "$work/dropped/manifest.yaml"

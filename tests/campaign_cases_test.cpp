@@ -83,8 +83,9 @@ TEST(SkippedCampaigns, TheExhaustiveCampaignIsNeuronOnly) {
 }
 
 // 32x1 blocks (microxcaling along the first axis): every dtype, the x4 ones on four copies of
-// the block side by side (F must be a multiple of 4), the others on one block.
-TEST(ProfileCases, A32x1BlockIsCopiedAcrossFourColumnsForX4Dtypes) {
+// the block side by side (F must be a multiple of 4), copy k the block rotated by k elements so
+// that no two packed FP4 columns are equal; the others on one block. Then the tensor cases.
+TEST(ProfileCases, A32x1BlockIsCopiedRotatedAcrossFourColumnsForX4Dtypes) {
   QuantizeConfig knobs;
   apply_profile(knobs, ProfileId::kMicroxcaling);
   knobs.block_shape = BlockShape::k32x1;
@@ -96,22 +97,86 @@ TEST(ProfileCases, A32x1BlockIsCopiedAcrossFourColumnsForX4Dtypes) {
     ASSERT_FALSE(cases.empty());
     const bool x4 = config.output == OutputDtype::kFloat4E2m1fnX4 || config.output == OutputDtype::kFloat8E4m3fnX4 ||
                     config.output == OutputDtype::kFloat8E5m2X4;
+    bool ties_seen = false;
     for (const CampaignCase& c : cases) {
+      if (c.id.rfind("tensor.", 0) == 0) continue;
       EXPECT_EQ(c.config.partitions, 32u);
       EXPECT_EQ(c.config.free, x4 ? 4u : 1u);
       EXPECT_EQ(c.expected_scale.size(), c.config.free);  // one E8M0 per column block
       for (std::size_t row = 0; row < 32; ++row) {
         for (std::size_t col = 1; col < c.config.free; ++col) {
-          EXPECT_EQ(c.input[row * c.config.free + col], c.input[row * c.config.free]) << c.id;
+          EXPECT_EQ(c.input[row * c.config.free + col], c.input[(row + col) % 32 * c.config.free]) << c.id;
         }
       }
       if (c.id == "fp4.ties") {
-        // The block's element 1, 0.25 (bfloat16 0x3E80, float16 0x3400), in row 1 of copy 3.
-        EXPECT_EQ(c.input[1 * 4 + 3], config.input == InputDtype::kBfloat16 ? 0x3E80 : 0x3400);
+        ties_seen = true;
+        // The block's element 1, 0.25 (bfloat16 0x3E80, float16 0x3400): row 1 of copy 0 and
+        // row 30 of copy 3 (30 + 3 = 33 = 1 mod 32); its element 0, 5, beside it in copy 1.
+        EXPECT_EQ(c.input[1 * 4 + 0], config.input == InputDtype::kBfloat16 ? 0x3E80 : 0x3400);
+        EXPECT_EQ(c.input[30 * 4 + 3], config.input == InputDtype::kBfloat16 ? 0x3E80 : 0x3400);
+        EXPECT_EQ(c.input[31 * 4 + 1], config.input == InputDtype::kBfloat16 ? 0x40A0 : 0x4500);
+        // Every copy holds the same values, so every column block gets the same E8M0.
         EXPECT_EQ(c.expected_scale, std::vector<std::uint8_t>(4, c.expected_scale[0]));
       }
     }
+    EXPECT_EQ(ties_seen, is_fp4(config.output)) << name(config.output);
   }
+}
+
+// Tensors of several blocks follow the single blocks, in every block shape a profile admits:
+// more than four block rows, more than 32 partitions, blocks that differ from their neighbours
+// (so their scale bytes differ), F a multiple of 4 for the x4 dtypes.
+TEST(ProfileCases, TensorsOfSeveralDifferentBlocksFollowTheSingleBlocks) {
+  for (const auto& [profile_id, shape] : {std::pair{ProfileId::kOcpFloor, BlockShape::k1x32},
+                                          std::pair{ProfileId::kMicroxcaling, BlockShape::k32x1},
+                                          std::pair{ProfileId::kNkiGolden, BlockShape::k8x4}}) {
+    QuantizeConfig knobs;
+    apply_profile(knobs, profile_id);
+    knobs.block_shape = shape;
+    for (const QuantizeConfig& config : campaign_configurations(knobs, false)) {
+      const BlockExtent block = extent(shape);
+      std::size_t tensors = 0, most_block_rows = 0, most_partitions = 0;
+      bool scales_differ = false, after_singles = true, seen_tensor = false;
+      for_each_profile_case(config, Level::kGate, 1, [&](const CampaignCase& c) {
+        const bool tensor = c.id.rfind("tensor.", 0) == 0;
+        if (!tensor && seen_tensor) after_singles = false;
+        seen_tensor = seen_tensor || tensor;
+        if (!tensor) return;
+        ++tensors;
+        EXPECT_EQ(c.config.partitions % block.rows, 0u) << c.id;
+        EXPECT_EQ(c.config.free % block.cols, 0u) << c.id;
+        EXPECT_EQ(c.config.free % static_cast<std::size_t>(info(config.output).elements_per_container), 0u) << c.id;
+        EXPECT_NE(c.config.partitions / block.rows, c.config.free / block.cols) << c.id << ": square";
+        most_block_rows = std::max(most_block_rows, c.config.partitions / block.rows);
+        most_partitions = std::max(most_partitions, c.config.partitions);
+        for (std::size_t i = 1; i < c.expected_scale.size(); ++i) scales_differ = scales_differ || c.expected_scale[i] != c.expected_scale[0];
+      });
+      EXPECT_GE(tensors, 3u) << name(profile_id) << " " << name(config.output);
+      EXPECT_TRUE(after_singles) << name(profile_id);
+      EXPECT_GT(most_block_rows, 4u) << name(profile_id);
+      EXPECT_GT(most_partitions, 32u) << name(profile_id);
+      EXPECT_TRUE(scales_differ) << name(profile_id) << " " << name(config.output);
+    }
+  }
+}
+
+// Under --all-knobs another profile runs every block shape, EMAX mode, scale layout and FP8 NaN
+// policy it admits: nki-golden (8x4; both EMAX modes, both layouts; canonical NaN; FP8 only) is
+// 2 x 2 x 2 inputs x 4 FP8 outputs; without --all-knobs one of each.
+TEST(CampaignConfigurations, AllKnobsCrossesTheValuesAnotherProfileAdmits) {
+  QuantizeConfig knobs;
+  apply_profile(knobs, ProfileId::kNkiGolden);
+  const std::vector<QuantizeConfig> all = campaign_configurations(knobs, true);
+  EXPECT_EQ(all.size(), 2u * 2u * 2u * 4u);
+  EXPECT_EQ(campaign_configurations(knobs, false).size(), 2u * 4u);
+  std::set<std::pair<int, int>> seen;
+  for (const QuantizeConfig& c : all) seen.insert({static_cast<int>(c.emax_mode), static_cast<int>(c.scale_layout)});
+  EXPECT_EQ(seen.size(), 4u);
+  // transformer-engine-mxfp8: both of its block shapes.
+  apply_profile(knobs, ProfileId::kTransformerEngineMxfp8);
+  std::set<BlockShape> shapes;
+  for (const QuantizeConfig& c : campaign_configurations(knobs, true)) shapes.insert(c.block_shape);
+  EXPECT_EQ(shapes, (std::set<BlockShape>{BlockShape::k1x32, BlockShape::k32x1}));
 }
 
 TEST(CampaignConfigurations, AllKnobsAddsEveryOtherDeclaredStrideOnce) {

@@ -30,6 +30,14 @@ expect_outcome kills-mxconform crash
 check "kills-mxconform: the subject, not mxconform, died of the filter" grep -q "signal 31" "$work/kills-mxconform.yaml"
 check "a fresh process after each failure" grep -Eq "^workers_started: ([3-9]|[1-9][0-9]+)" "$work/hangs.yaml"
 
+# A subject that closes its stdout after its handshake: every call finds it gone, and the message
+# says it ended before its first call (not "after answering the previous call", which it never did).
+"$mx" certify --backend "cmd:$python $hostile closes-stdout" --campaign corpus --corpus "$corpus" --timeout 2 \
+  --report "$work/closes.yaml" > "$work/closes.txt" 2>&1
+check "closes-stdout: exits 2" test $? -eq 2
+check "closes-stdout: says it ended after its handshake" grep -q "it ended after its handshake, before its first call" "$work/closes.txt"
+check "closes-stdout: never says a previous call was answered" bash -c "! grep -q 'after answering the previous call' '$work/closes.txt' '$work/closes.yaml'"
+
 "$mx" certify --backend "cmd:$python $hostile wrong-version" --campaign corpus --corpus "$corpus" \
   --report "$work/version.yaml" > "$work/version.txt" 2>&1
 check "wrong-version: exits 2" test $? -eq 2

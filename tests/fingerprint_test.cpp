@@ -217,12 +217,48 @@ TEST(Fingerprint, A32x1OnlySubjectsBugIsFoundByTheConfirmation) {
   EXPECT_EQ(text.find("confirmed on"), std::string::npos) << text;
 }
 
+// The same plug-in with the two nibbles of each FP4 byte swapped: in 32x1 blocks the four columns
+// of the FP4 deciding cases differ (copy k rotated by k), so the swap shows and no known
+// configuration (microxcaling has no lane knobs) matches.
+TEST(Fingerprint, SwappedNibblesIn32x1BlocksAreNoKnownProfile) {
+  const Fingerprint fingerprint = of(MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_32X1_NIBBLE_SWAP);
+  const std::string text = to_text(fingerprint);
+  EXPECT_FALSE(fingerprint.decided()) << text;
+  EXPECT_EQ(observation(fingerprint, "fp4.nibbles").outcome, Outcome::kWrongResult) << text;
+  for (const ConfigurationScore& s : fingerprint.scores) {
+    if (s.known->label != "microxcaling") continue;
+    EXPECT_NE(std::find(s.disagreeing.begin(), s.disagreeing.end(), "fp4.nibbles"), s.disagreeing.end()) << text;
+  }
+}
+
+// A subject that ran no deciding case (each declined) matches nothing: not "every configuration".
+TEST(Fingerprint, NoCaseRunIsNoMatch) {
+  Fingerprint fingerprint;
+  fingerprint.backend = "subject";
+  static const KnownConfiguration known{QuantizeConfig{}, "neuron"};
+  fingerprint.scores.push_back({&known, "neuron", {}});
+  CaseObservation declined;
+  declined.deciding = &deciding_cases().front();
+  declined.outcome = Outcome::kUnsupported;
+  declined.detail = "declined";
+  fingerprint.cases.push_back(declined);
+  EXPECT_EQ(fingerprint.cases_run(), 0u);
+  EXPECT_TRUE(fingerprint.matching_labels().empty());
+  EXPECT_FALSE(fingerprint.decided());
+  const std::string text = to_text(fingerprint);
+  EXPECT_NE(text.find("\nno deciding case ran: "), std::string::npos) << text;
+  EXPECT_EQ(text.find("matches every case"), std::string::npos) << text;
+}
+
 // A match no confirmation case ran on is not confirmed: not decided (exit 2), and said so.
 TEST(Fingerprint, AMatchWithoutAConfirmationCaseIsNotConfirmed) {
   Fingerprint fingerprint;
   fingerprint.backend = "subject";
   fingerprint.scores.push_back({nullptr, "microxcaling", {}});
   fingerprint.scores.push_back({nullptr, "ocp-floor", {"fp4.ties"}});
+  CaseObservation ran;  // one deciding case ran (a match on none is none)
+  ran.deciding = &deciding_cases().front();
+  fingerprint.cases.push_back(ran);
   fingerprint.confirmation_ran = true;
   EXPECT_FALSE(fingerprint.decided());
   const std::string text = to_text(fingerprint);

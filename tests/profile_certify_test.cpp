@@ -67,6 +67,48 @@ TEST(ProfileCertify, AnotherProfilesImplementationFailsOnADivergenceCase) {
                           {"te.inf-in-block", "te.nan-in-block", "te.byte-0-scales-by-one"});
 }
 
+// Bugs no single block shows, planted in plug-ins of the profile's own rules: each is NOT
+// CERTIFIED, first on a case of several blocks (or, for the nibbles, of 32x1 copies that differ).
+void expect_not_certified(const char* backend, ProfileId profile, bool all_knobs, const std::string& first_prefix) {
+  CertifyOptions options;
+  options.backend = backend;
+  options.campaigns = {"corpus", "properties"};
+  options.corpus_paths = {MXCONFORM_SOURCE_CORPUS_DIR_FOR_TESTS};
+  options.timeout_seconds = 5;
+  options.all_knobs = all_knobs;
+  apply_profile(options.knobs, profile);
+  const Certificate certificate = run_certification(options);
+  EXPECT_FALSE(certificate.certified()) << backend << ": " << verdict_table(certificate);
+  ASSERT_FALSE(certificate.failures.empty()) << backend;
+  EXPECT_EQ(certificate.failures.front().case_id.rfind(first_prefix, 0), 0u)
+      << backend << ": first failure " << certificate.failures.front().case_id;
+}
+
+TEST(ProfileCertify, BugsOfSeveralBlocksAreNotCertified) {
+  // Every block scaled as the first one is (the corpus's single blocks and the profile's single
+  // blocks pass; only a tensor of several blocks shows it).
+  expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR_FIRST_BLOCK_SCALE, ProfileId::kOcpFloor, false, "tensor.");
+  expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_FIRST_BLOCK_SCALE, ProfileId::kMicroxcaling, true, "tensor.");
+  // Logical scale rows where the physical layout is asked: rows differ from the fifth block row on.
+  expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_LOGICAL_SCALE_ROWS, ProfileId::kNkiGolden, false, "tensor.");
+  expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_LOGICAL_SCALE_ROWS, ProfileId::kNkiGolden, true, "tensor.");
+}
+
+TEST(ProfileCertify, SwappedNibblesIn32x1BlocksAreNotCertified) {
+  CertifyOptions options;
+  options.backend = MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_32X1_NIBBLE_SWAP;
+  options.campaigns = {"properties"};  // the generated cases alone must show it
+  options.timeout_seconds = 5;
+  apply_profile(options.knobs, ProfileId::kMicroxcaling);
+  options.knobs.block_shape = BlockShape::k32x1;
+  const Certificate certificate = run_certification(options);
+  EXPECT_FALSE(certificate.certified()) << verdict_table(certificate);
+  ASSERT_FALSE(certificate.failures.empty());
+  for (const Failure& f : certificate.failures) {
+    EXPECT_NE(f.configuration.find("float4_e2m1fn_x4"), std::string::npos) << f.case_id << ": " << f.configuration;
+  }
+}
+
 // TransformerEngine in 32x1 blocks from a plug-in that declares only 1x32: nothing requested is
 // supported, so NOT CERTIFIED with that reason; the corpus's 1x32 cases are not the request.
 TEST(ProfileCertify, ABlockShapeTheBackendDoesNotDeclareIsNotCertified) {
@@ -115,6 +157,30 @@ TEST(ProfileCertify, TheNkiGoldenIsNotNeuron) {
   const Certificate certificate = certify_as(MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_AS_NEURON, ProfileId::kNeuron);
   EXPECT_FALSE(certificate.certified());
   ASSERT_FALSE(certificate.failures.empty());
+}
+
+// A declaration no configuration fits (ocp-floor, whose only block shape is 1x32, beside
+// block_shapes 0, which reads as 8x4) is refused at load, naming the fields; certify and
+// fingerprint never run on it (a fingerprint of no case would match every configuration).
+TEST(ProfileCertify, ADeclarationNoConfigurationFitsIsRefused) {
+  try {
+    open_subject(MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR_NO_BLOCK_SHAPES);
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("profiles declares ocp-floor, which admit block shapes 1x32; block_shapes "
+                                             "declares 8x4 (0 declares 8x4): no configuration fits both"),
+              std::string::npos)
+        << error.what();
+  }
+  CertifyOptions options;
+  options.backend = MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR_NO_BLOCK_SHAPES;
+  options.campaigns = {"corpus"};
+  options.corpus_paths = {MXCONFORM_SOURCE_CORPUS_DIR_FOR_TESTS};
+  apply_profile(options.knobs, ProfileId::kOcpFloor);
+  const Certificate certificate = run_certification(options);
+  EXPECT_FALSE(certificate.certified());
+  EXPECT_EQ(certificate.cases, 0u);
+  EXPECT_NE(verdict_table(certificate).find("no configuration fits both"), std::string::npos) << verdict_table(certificate);
 }
 
 TEST(ProfileCertify, AVersionOneInfoIsNeuronOnly) {

@@ -41,6 +41,10 @@ struct Capabilities {
   // Empty when every set bit names a value of the ABI; otherwise the first field and bit that
   // does not ("output_dtypes sets bit 3, which names no value").
   std::string undefined_bits() const;
+  // undefined_bits(), else empty when some declared profile admits some declared block shape;
+  // otherwise why not ("profiles ocp-floor admit block shapes 1x32; block_shapes declares 8x4"):
+  // a declaration no configuration can be asked of.
+  std::string declaration_error() const;
 };
 
 // The checks a backend's declaration must pass before mxconform calls it, given the struct sizes

@@ -18,6 +18,11 @@ std::string safe_text(std::string_view bytes, std::size_t max_bytes = kDefaultSa
 // The same for multi-line text: newlines (and tabs) are kept, everything else as safe_text.
 std::string safe_multiline_text(std::string_view bytes, std::size_t max_bytes = kDefaultSafeTextBytes);
 
+// The offset of the first byte of `text` that safe_multiline_text would escape (a control
+// character other than newline, tab and carriage return, a byte of no well-formed UTF-8, an
+// invisible control), or npos: whether a file meant to be text is.
+std::size_t first_unsafe_byte(std::string_view text);
+
 // One word of a POSIX shell command line that a user may paste (a certificate's `rerun`): kept
 // as it is when it holds only letters, digits and _ . / : = , + @ % -, else in single quotes
 // with each ' written '\''. No character in it is then special to the shell ($, `, ;, |, &,

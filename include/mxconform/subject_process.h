@@ -108,6 +108,7 @@ class SubjectProcess {
   std::string stderr_captured_;
   std::size_t stderr_dropped_ = 0;
   std::size_t processes_started_ = 0;
+  std::size_t calls_answered_ = 0;  // by the running process, past its handshake
 };
 
 }  // namespace mxconform

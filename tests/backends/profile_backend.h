@@ -104,6 +104,10 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
   const size_t bw = p->block_shape == MXC_BLOCK_8X4 ? 4 : p->block_shape == MXC_BLOCK_32X1 ? 1 : 32;
   const int fp4 = p->output_dtype == MXC_OUTPUT_FLOAT4_E2M1FN_X4;
   size_t br, bc, r, c;
+#ifdef PROFILE_PLANTED_FIRST_BLOCK_SCALE
+  int first_byte = 0;
+  double first_multiplier = 1;
+#endif
   memset(data, 0, data_size);
   for (br = 0; br < P / bh; ++br) {
     for (bc = 0; bc < F / bw; ++bc) {
@@ -137,8 +141,19 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
         const float reciprocal = (float)(1.0 / f.max);
         byte = rceil((float)amax * reciprocal, rules->rule == RULE_RCEIL_SATFINITE);
       }
+#ifdef PROFILE_PLANTED_FIRST_BLOCK_SCALE
+      /* Planted: every block scaled as the first block is (its byte and its multiplier). */
+      if (br == 0 && bc == 0) { first_byte = byte; first_multiplier = multiplier; }
+      byte = first_byte;
+      multiplier = first_multiplier;
+#endif
       if (rules->rule != RULE_GOLDEN) multiplier = byte == 0 && rules->one_at_byte_0 ? 1.0 : ldexp(1.0, 127 - byte);
+#ifdef PROFILE_PLANTED_LOGICAL_SCALE_ROWS
+      /* Planted: the scale rows written in the logical layout whatever the call asks. */
+      scale[br * (F / bw) + bc] = (uint8_t)byte;
+#else
       scale[(p->scale_layout == MXC_SCALE_PHYSICAL ? (br & 3) + 32 * (br >> 2) : br) * (F / bw) + bc] = (uint8_t)byte;
+#endif
       for (r = br * bh; r < (br + 1) * bh; ++r) {
         for (c = bc * bw; c < (bc + 1) * bw; ++c) {
           const size_t k = r * F + c;
@@ -158,7 +173,12 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
           } else {
             code = encode((float)x * (float)multiplier, &f, rules->ties);
           }
+#ifdef PROFILE_PLANTED_NIBBLE_SWAP
+          /* Planted: the first element of each byte in the high nibble, the second in the low. */
+          if (fp4) data[k / 2] |= (uint8_t)(k % 2 ? code : code << 4);
+#else
           if (fp4) data[k / 2] |= (uint8_t)(k % 2 ? code << 4 : code);
+#endif
           else data[k] = (uint8_t)code;
         }
       }
@@ -177,7 +197,11 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
 
 /* The block shapes a plug-in declares: the rules' own, or only PROFILE_ONLY_BLOCK_SHAPE (an enum
  * mxc_block_shape value) when built so: a subject that declares one shape of several. */
-#ifdef PROFILE_ONLY_BLOCK_SHAPE
+#if defined(PROFILE_NO_BLOCK_SHAPES)
+/* block_shapes 0 (which reads as 8x4) beside a profile that has no 8x4: a declaration no
+ * configuration fits, which mxconform must refuse when it loads the plug-in. */
+#define PROFILE_BLOCK_SHAPES(rules) 0u
+#elif defined(PROFILE_ONLY_BLOCK_SHAPE)
 #define PROFILE_BLOCK_SHAPES(rules) (1u << (PROFILE_ONLY_BLOCK_SHAPE))
 #else
 #define PROFILE_BLOCK_SHAPES(rules) ((rules).block_shapes)

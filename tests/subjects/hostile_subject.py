@@ -11,6 +11,7 @@ float8_e5m2_x4, where MODE decides what it does instead:
     stdout-outside-frame  writes a line of text to stdout before its (correct) frame
     wrong-version         (at the handshake) claims protocol version 2
     kills-mxconform       sends SIGKILL to its parent (mxconform)
+    closes-stdout         (after the handshake) closes its stdout, then reads its stdin to the end
 Its info record is the earlier revision's 56 bytes, without the profile masks: the harness must
 take it for neuron-only with 8x4 blocks, and never send it another profile (it exits if it is).
 """
@@ -30,7 +31,7 @@ import mxc_subject as wire  # noqa: E402
 # The info record before the profile masks were appended (docs/subject-protocol.md).
 EARLIER_INFO = struct.Struct("<IIIIIIIIQIIII")
 MODES = ("garbage", "dies-mid-frame", "hangs", "wrong-size", "stdout-outside-frame", "wrong-version",
-         "kills-mxconform")
+         "kills-mxconform", "closes-stdout")
 
 
 def main():
@@ -47,6 +48,11 @@ def main():
                                  m["fp8_nan_policies"], m["scale_layouts"], m["fp4_high_parities"], m["fp4_lane_strides"],
                                  *(len(t) for t in texts), 0)
     wire._write_all(out, wire._frame(wire.INFO, [fixed, *texts]))
+    if mode == "closes-stdout":
+        os.close(out)
+        while os.read(0, 65536):
+            pass
+        return
     while True:
         payload = wire._read_frame(0, wire.QUANTIZE)
         if payload is None:
