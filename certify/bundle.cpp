@@ -91,7 +91,7 @@ CaseSet load_case_set(const std::vector<std::string>& campaigns, const std::vect
   CaseSet set;
   set.campaigns = campaigns;
   set.knobs = knobs;
-  set.named = all_knobs ? NamedKnobs{} : named;
+  set.named = all_knobs ? every_knob() : named;
   const std::vector<std::string> files =
       set.wants("corpus") ? corpus::find_corpus_files(corpus_paths) : std::vector<std::string>{};
   Sha256 digest;  // the same digest certify records as corpus_sha256

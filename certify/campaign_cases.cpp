@@ -288,8 +288,15 @@ std::vector<std::string> skipped_campaigns(const std::vector<std::string>& campa
   return skipped;
 }
 
+NamedKnobs every_knob() {
+  NamedKnobs every;
+  every.any_block_shape = true;
+  return every;
+}
+
 bool in_request(const QuantizeConfig& request, const NamedKnobs& named, const QuantizeConfig& config) {
-  if (config.profile != request.profile || config.block_shape != request.block_shape) return false;
+  if (config.profile != request.profile) return false;
+  if (!named.any_block_shape && config.block_shape != request.block_shape) return false;
   if (named.emax_mode && config.emax_mode != request.emax_mode) return false;
   if (named.scale_layout && config.scale_layout != request.scale_layout) return false;
   if (!is_fp4(config.output)) return !named.fp8_nan || config.fp8_nan == request.fp8_nan;

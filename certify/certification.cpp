@@ -378,7 +378,7 @@ Certificate run_certification(const CertifyOptions& options) {
   // Corpus cases, each with its own configuration, tallied per configuration under `campaign`.
   // Only the cases the request covers (in_request): another profile's or block shape's cases, or
   // another value of a knob the user named, say nothing about what was asked.
-  const NamedKnobs named = options.all_knobs ? NamedKnobs{} : options.named_knobs;
+  const NamedKnobs named = options.all_knobs ? every_knob() : options.named_knobs;
   const auto requested = [&](const QuantizeConfig& config) { return in_request(options.knobs, named, config); };
   const auto run_corpus_cases = [&](const char* campaign, const std::vector<corpus::CorpusCase>& cases) {
     std::map<std::string, std::size_t> tally_of;

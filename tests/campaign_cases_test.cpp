@@ -59,6 +59,10 @@ TEST(InRequest, ProfileBlockShapeAndTheNamedKnobsOnly) {
   EXPECT_FALSE(in_request(te_32x1, none, te));
   EXPECT_FALSE(in_request(te, none, te_32x1));
   EXPECT_FALSE(in_request(request, none, te));
+  // --all-knobs: every block shape of the profile, still never another profile.
+  EXPECT_TRUE(in_request(te, every_knob(), te_32x1));
+  EXPECT_TRUE(in_request(te_32x1, every_knob(), te));
+  EXPECT_FALSE(in_request(request, every_knob(), te));
 }
 
 // The exhaustive element campaign is neuron-only: asked for alone under another profile, a usage

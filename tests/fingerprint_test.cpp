@@ -35,6 +35,9 @@ TEST(Fingerprint, NamesEachProfileImplementation) {
       {MXCONFORM_TEST_BACKEND_PROFILE_TE_MXFP8, "transformer-engine-mxfp8"},
       {MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING, "microxcaling"},
       {MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN, "nki-golden emax_mode=emax"},
+      {MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_KERNEL, "nki-golden-kernel"},
+      {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_CEIL, "torchao-ceil"},
+      {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_EVEN, "torchao-even"},
       // What a plug-in computes counts, not what it declares.
       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_AS_OCP_FLOOR, "torchao-rceil"},
       {"scalar", "neuron emax_mode=emax fp8_nan=canonical lane_stride=0 high_parity=1"},

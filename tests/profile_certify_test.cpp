@@ -5,8 +5,10 @@
 // properties campaigns at gate level: seconds.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "certification.h"
 #include "mxconform/error.h"
@@ -34,6 +36,9 @@ TEST(ProfileCertify, EachProfileCertifiesItsOwnImplementation) {
       {MXCONFORM_TEST_BACKEND_PROFILE_TE_MXFP8, ProfileId::kTransformerEngineMxfp8},
       {MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING, ProfileId::kMicroxcaling},
       {MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN, ProfileId::kNkiGolden},
+      {MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_KERNEL, ProfileId::kNkiGoldenKernel},
+      {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_CEIL, ProfileId::kTorchaoCeil},
+      {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_EVEN, ProfileId::kTorchaoEven},
   };
   for (const auto& [backend, profile] : own) {
     const Certificate certificate = certify_as(backend, profile);
@@ -67,12 +72,58 @@ TEST(ProfileCertify, AnotherProfilesImplementationFailsOnADivergenceCase) {
                           {"te.inf-in-block", "te.nan-in-block", "te.byte-0-scales-by-one"});
 }
 
+// Every profile's implementation declared as every other profile of its geometry (1x32 along
+// the last axis; 8x4 for the nki pair): NOT CERTIFIED, every failure a wrong byte (no crash, no
+// refusal), and the first shrunk to a repro of one block that still fails and names the declared
+// profile. A pair that agreed on every case would mean the campaign cannot tell them apart.
+TEST(ProfileCertify, EveryOtherProfilesImplementationIsNotCertified) {
+  struct Implementation {
+    const char* backend;
+    ProfileId profile;
+  };
+  const std::vector<std::vector<Implementation>> families = {
+      {{MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR_AS_DECLARED, ProfileId::kOcpFloor},
+       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_CEIL_AS_DECLARED, ProfileId::kTorchaoCeil},
+       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_EVEN_AS_DECLARED, ProfileId::kTorchaoEven},
+       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_AS_DECLARED, ProfileId::kTorchaoRceil},
+       {MXCONFORM_TEST_BACKEND_PROFILE_TE_MXFP8_AS_DECLARED, ProfileId::kTransformerEngineMxfp8},
+       {MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_AS_DECLARED, ProfileId::kMicroxcaling}},
+      {{MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_AS_DECLARED, ProfileId::kNkiGolden},
+       {MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_KERNEL_AS_DECLARED, ProfileId::kNkiGoldenKernel}},
+  };
+  for (const auto& family : families) {
+    for (const Implementation& implementation : family) {
+      for (const Implementation& declared : family) {
+        if (declared.profile == implementation.profile) continue;
+        const std::string pair = std::string(name(implementation.profile)) + " as " + std::string(name(declared.profile));
+        ASSERT_EQ(setenv("MXCONFORM_TEST_DECLARED_PROFILE", std::to_string(static_cast<int>(declared.profile)).c_str(), 1), 0);
+        const Certificate certificate = certify_as(implementation.backend, declared.profile);
+        EXPECT_FALSE(certificate.certified()) << pair << ": " << verdict_table(certificate);
+        ASSERT_FALSE(certificate.failures.empty()) << pair << ": " << verdict_table(certificate);
+        for (const Failure& failure : certificate.failures) {
+          EXPECT_EQ(failure.outcome, Outcome::kWrongResult) << pair << ": " << failure.case_id << ": " << failure.detail;
+        }
+        const Failure& first = certificate.failures.front();
+        const std::string one_block = declared.profile == ProfileId::kNkiGolden || declared.profile == ProfileId::kNkiGoldenKernel
+                                          ? "shape: [8, 4]" : "shape: [1, 32]";
+        EXPECT_NE(first.repro_yaml.find(one_block), std::string::npos) << pair << ": " << first.repro_yaml;
+        EXPECT_NE(first.repro_yaml.find("profile: " + std::string(name(declared.profile))), std::string::npos)
+            << pair << ": " << first.repro_yaml;
+        EXPECT_NE(first.repro_detail.find("differ"), std::string::npos) << pair << ": " << first.repro_detail;
+      }
+    }
+  }
+  unsetenv("MXCONFORM_TEST_DECLARED_PROFILE");
+}
+
 // Bugs no single block shows, planted in plug-ins of the profile's own rules: each is NOT
-// CERTIFIED, first on a case of several blocks (or, for the nibbles, of 32x1 copies that differ).
-void expect_not_certified(const char* backend, ProfileId profile, bool all_knobs, const std::string& first_prefix) {
+// CERTIFIED by the generated cases alone, first on a case of several blocks (or, for the nibbles,
+// of 32x1 copies that differ), and by the corpus alone, on its hand-derived cases of several blocks.
+void expect_not_certified(const char* backend, ProfileId profile, bool all_knobs, const std::string& first_prefix,
+                          const std::string& campaign = "properties") {
   CertifyOptions options;
   options.backend = backend;
-  options.campaigns = {"corpus", "properties"};
+  options.campaigns = {campaign};
   options.corpus_paths = {MXCONFORM_SOURCE_CORPUS_DIR_FOR_TESTS};
   options.timeout_seconds = 5;
   options.all_knobs = all_knobs;
@@ -80,7 +131,7 @@ void expect_not_certified(const char* backend, ProfileId profile, bool all_knobs
   const Certificate certificate = run_certification(options);
   EXPECT_FALSE(certificate.certified()) << backend << ": " << verdict_table(certificate);
   ASSERT_FALSE(certificate.failures.empty()) << backend;
-  EXPECT_EQ(certificate.failures.front().case_id.rfind(first_prefix, 0), 0u)
+  EXPECT_NE(certificate.failures.front().case_id.find(first_prefix), std::string::npos)
       << backend << ": first failure " << certificate.failures.front().case_id;
 }
 
@@ -92,6 +143,16 @@ TEST(ProfileCertify, BugsOfSeveralBlocksAreNotCertified) {
   // Logical scale rows where the physical layout is asked: rows differ from the fifth block row on.
   expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_LOGICAL_SCALE_ROWS, ProfileId::kNkiGolden, false, "tensor.");
   expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_LOGICAL_SCALE_ROWS, ProfileId::kNkiGolden, true, "tensor.");
+  // The corpus's hand-derived cases of several blocks (corpus/cases/profiles/multi_block.yaml)
+  // catch the same bugs on their own.
+  expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR_FIRST_BLOCK_SCALE, ProfileId::kOcpFloor, false,
+                       "ocp-floor.multi-block.", "corpus");
+  expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_FIRST_BLOCK_SCALE, ProfileId::kMicroxcaling, true,
+                       "mx.multi-block.", "corpus");
+  expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_LOGICAL_SCALE_ROWS, ProfileId::kNkiGolden, true,
+                       "nki-golden.multi-block.physical-rows", "corpus");
+  expect_not_certified(MXCONFORM_TEST_BACKEND_PROFILE_MICROXCALING_32X1_NIBBLE_SWAP, ProfileId::kMicroxcaling, true,
+                       "mx.multi-block.fp4-32x1-nibbles", "corpus");
 }
 
 TEST(ProfileCertify, SwappedNibblesIn32x1BlocksAreNotCertified) {

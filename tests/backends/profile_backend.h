@@ -12,7 +12,7 @@
 
 #include "mxconform/backend.h"
 
-enum scale_rule { RULE_FLOOR, RULE_RCEIL, RULE_RCEIL_SATFINITE, RULE_LOG2_FLOOR, RULE_GOLDEN };
+enum scale_rule { RULE_FLOOR, RULE_CEIL, RULE_EVEN, RULE_RCEIL, RULE_RCEIL_SATFINITE, RULE_LOG2_FLOOR, RULE_GOLDEN, RULE_GOLDEN_KERNEL };
 enum tie_rule { TIES_EVEN, TIES_AWAY };
 
 struct profile_rules {
@@ -25,6 +25,7 @@ struct profile_rules {
   int block_nan;         /* NaN or Inf in a block: scale 0xFF, every element NaN */
   int drop_nan;          /* amax ignores NaN; Inf amax gives 0xFE (TransformerEngine) */
   int one_at_byte_0;     /* E8M0 byte 0 scales the data by 1 */
+  int emax_minus_1_only; /* the profile has only the EMAX-1 mode */
 };
 
 struct element_format { int ebits, mbits, bias; double max; int has_nan; uint32_t max_code; };
@@ -124,15 +125,24 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
           else if (fabs(x) > amax) amax = fabs(x);
         }
       }
-      if (rules->rule == RULE_GOLDEN) {
-        byte = max_field - emax < 0 ? 0 : max_field - emax;
+      if (rules->rule == RULE_GOLDEN || rules->rule == RULE_GOLDEN_KERNEL) {
+        /* The golden clips the stored exponent to [0, 255]; its kernel reference stores the int64
+         * as a uint8, so a negative exponent wraps. Both divide by the unclipped power of two. */
+        byte = rules->rule == RULE_GOLDEN_KERNEL ? (max_field - emax) & 0xFF
+                                                  : max_field - emax < 0 ? 0 : max_field - emax;
         multiplier = ldexp(1.0, 127 + emax - max_field);
       } else if (rules->block_nan && (any_nan || any_inf)) {
         byte = 255;
       } else if (rules->drop_nan && any_inf) {
         byte = 254;
-      } else if (rules->rule == RULE_FLOOR) {
-        int unbiased = (int)((float_bits((float)amax) >> 23) & 0xFF) - 127 - emax;
+      } else if (rules->rule == RULE_FLOOR || rules->rule == RULE_CEIL || rules->rule == RULE_EVEN) {
+        /* torchao: the exponent bits of amax (CEIL: plus one when its mantissa bits are not all
+         * zero; EVEN: of amax's bits plus half an element ulp, mantissa cleared), less 127 and
+         * emax, clamped to [-127, 128]. */
+        uint32_t bits = float_bits((float)amax);
+        int unbiased;
+        if (rules->rule == RULE_EVEN) bits = (bits + (1u << (22 - f.mbits))) & 0x7F800000u;
+        unbiased = (int)((bits >> 23) & 0xFF) - 127 - emax + (rules->rule == RULE_CEIL && (bits & 0x7FFFFFu) ? 1 : 0);
         byte = (unbiased < -127 ? -127 : unbiased > 128 ? 128 : unbiased) + 127;
       } else if (rules->rule == RULE_LOG2_FLOOR) {
         int shared = ilogb(amax == 0 ? ldexp(1.0, -126) : amax) - emax;
@@ -147,7 +157,7 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
       byte = first_byte;
       multiplier = first_multiplier;
 #endif
-      if (rules->rule != RULE_GOLDEN) multiplier = byte == 0 && rules->one_at_byte_0 ? 1.0 : ldexp(1.0, 127 - byte);
+      if (rules->rule != RULE_GOLDEN && rules->rule != RULE_GOLDEN_KERNEL) multiplier = byte == 0 && rules->one_at_byte_0 ? 1.0 : ldexp(1.0, 127 - byte);
 #ifdef PROFILE_PLANTED_LOGICAL_SCALE_ROWS
       /* Planted: the scale rows written in the logical layout whatever the call asks. */
       scale[br * (F / bw) + bc] = (uint8_t)byte;
@@ -159,11 +169,14 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
           const size_t k = r * F + c;
           const double x = widen(input[k], p->input_dtype);
           uint32_t code;
-          if (isnan(x) || byte == 255) {
+          const int golden = rules->rule == RULE_GOLDEN || rules->rule == RULE_GOLDEN_KERNEL;
+          /* Outside the golden rules the reciprocal of E8M0 0xFF is NaN; the kernel reference's
+           * wrapped 255 (max field 6 less 7) is an ordinary divisor. */
+          if (isnan(x) || (byte == 255 && !golden)) {
             code = nan_code(&f) | (isnan(x) && signbit(x) && !rules->drop_nan && f.has_nan ? 1u << (f.ebits + f.mbits) : 0u);
           } else if (isinf(x)) {
             code = encode(x > 0 ? f.max : -f.max, &f, rules->ties);
-          } else if (rules->rule == RULE_GOLDEN) {
+          } else if (golden) {
             double y = x * multiplier;
             if (y > f.max) y = f.max;
             if (y < -f.max) y = -f.max;
@@ -189,8 +202,21 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
 
 /* The profile a plug-in declares: its own, or PROFILE_DECLARED when built as an impostor (a
  * profile's rules declared as another profile's, for certify's NOT CERTIFIED cases). */
-#ifdef PROFILE_DECLARED
+#if defined(PROFILE_DECLARED)
 #define PROFILE_CLAIMED(rules) ((uint32_t)PROFILE_DECLARED)
+#elif defined(PROFILE_DECLARED_FROM_ENV)
+#include <stdlib.h>
+/* The enum mxc_profile value in MXCONFORM_TEST_DECLARED_PROFILE (a test sets it before it starts
+ * the worker), or the rules' own profile when it is unset or not a number. */
+static uint32_t profile_declared_from_env(uint32_t own) {
+  const char* text = getenv("MXCONFORM_TEST_DECLARED_PROFILE");
+  char* end = NULL;
+  unsigned long value;
+  if (text == NULL || *text == '\0') return own;
+  value = strtoul(text, &end, 10);
+  return *end == '\0' && value < 32 ? (uint32_t)value : own;
+}
+#define PROFILE_CLAIMED(rules) profile_declared_from_env((rules).profile)
 #else
 #define PROFILE_CLAIMED(rules) ((rules).profile)
 #endif
@@ -235,7 +261,8 @@ static int profile_planted(const struct mxc_quantize_params* p, uint8_t* data, i
     profile_info.output_dtypes = 1u << MXC_OUTPUT_FLOAT8_E4M3FN | 1u << MXC_OUTPUT_FLOAT8_E5M2 |       \
                                  1u << MXC_OUTPUT_FLOAT8_E4M3FN_X4 | 1u << MXC_OUTPUT_FLOAT8_E5M2_X4 | \
                                  ((rules).fp4 ? 1u << MXC_OUTPUT_FLOAT4_E2M1FN_X4 : 0u);               \
-    profile_info.emax_modes = 1u << MXC_EMAX | 1u << MXC_EMAX_MINUS_1;                                 \
+    profile_info.emax_modes = (rules).emax_minus_1_only ? 1u << MXC_EMAX_MINUS_1                       \
+                                                         : 1u << MXC_EMAX | 1u << MXC_EMAX_MINUS_1;   \
     profile_info.fp8_nan_policies = 1u << MXC_FP8_NAN_CANONICAL;                                       \
     profile_info.scale_layouts = 1u << MXC_SCALE_LOGICAL | 1u << MXC_SCALE_PHYSICAL;                   \
     profile_info.fp4_high_parities = 1u << 1;                                                          \
