@@ -90,8 +90,9 @@ struct NamedKnobs {
 NamedKnobs every_knob();
 
 // Whether a case of `config` is part of the request for `request` (the certified profile and
-// knobs) with the knobs `named`: the same profile and block shape (any, with any_block_shape), and each named knob's value
-// (the FP8 NaN policy for FP8 outputs only, the lane stride and parity for FP4 outputs only).
+// knobs) with the knobs `named`: the same profile, the same block shape (any, with
+// any_block_shape), and each named knob's value (the FP8 NaN policy for FP8 outputs only, the
+// lane stride and parity for FP4 outputs only).
 // The corpus campaign of certify and export runs only such cases.
 bool in_request(const QuantizeConfig& request, const NamedKnobs& named, const QuantizeConfig& config);
 

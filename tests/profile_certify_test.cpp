@@ -131,7 +131,7 @@ void expect_not_certified(const char* backend, ProfileId profile, bool all_knobs
   const Certificate certificate = run_certification(options);
   EXPECT_FALSE(certificate.certified()) << backend << ": " << verdict_table(certificate);
   ASSERT_FALSE(certificate.failures.empty()) << backend;
-  EXPECT_NE(certificate.failures.front().case_id.find(first_prefix), std::string::npos)
+  EXPECT_EQ(certificate.failures.front().case_id.rfind(first_prefix, 0), 0u)
       << backend << ": first failure " << certificate.failures.front().case_id;
 }
 

@@ -104,6 +104,8 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
   const size_t bh = p->block_shape == MXC_BLOCK_8X4 ? 8 : p->block_shape == MXC_BLOCK_32X1 ? 32 : 1;
   const size_t bw = p->block_shape == MXC_BLOCK_8X4 ? 4 : p->block_shape == MXC_BLOCK_32X1 ? 1 : 32;
   const int fp4 = p->output_dtype == MXC_OUTPUT_FLOAT4_E2M1FN_X4;
+  /* The nki rules divide by the unclipped power of two of the max field, not by the scale. */
+  const int golden = rules->rule == RULE_GOLDEN || rules->rule == RULE_GOLDEN_KERNEL;
   size_t br, bc, r, c;
 #ifdef PROFILE_PLANTED_FIRST_BLOCK_SCALE
   int first_byte = 0;
@@ -125,7 +127,7 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
           else if (fabs(x) > amax) amax = fabs(x);
         }
       }
-      if (rules->rule == RULE_GOLDEN || rules->rule == RULE_GOLDEN_KERNEL) {
+      if (golden) {
         /* The golden clips the stored exponent to [0, 255]; its kernel reference stores the int64
          * as a uint8, so a negative exponent wraps. Both divide by the unclipped power of two. */
         byte = rules->rule == RULE_GOLDEN_KERNEL ? (max_field - emax) & 0xFF
@@ -157,7 +159,7 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
       byte = first_byte;
       multiplier = first_multiplier;
 #endif
-      if (rules->rule != RULE_GOLDEN && rules->rule != RULE_GOLDEN_KERNEL) multiplier = byte == 0 && rules->one_at_byte_0 ? 1.0 : ldexp(1.0, 127 - byte);
+      if (!golden) multiplier = byte == 0 && rules->one_at_byte_0 ? 1.0 : ldexp(1.0, 127 - byte);
 #ifdef PROFILE_PLANTED_LOGICAL_SCALE_ROWS
       /* Planted: the scale rows written in the logical layout whatever the call asks. */
       scale[br * (F / bw) + bc] = (uint8_t)byte;
@@ -169,7 +171,6 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
           const size_t k = r * F + c;
           const double x = widen(input[k], p->input_dtype);
           uint32_t code;
-          const int golden = rules->rule == RULE_GOLDEN || rules->rule == RULE_GOLDEN_KERNEL;
           /* Outside the golden rules the reciprocal of E8M0 0xFF is NaN; the kernel reference's
            * wrapped 255 (max field 6 less 7) is an ordinary divisor. */
           if (isnan(x) || (byte == 255 && !golden)) {
