@@ -202,7 +202,7 @@ std::vector<std::uint32_t> profile_codes(const QuantizeConfig& config, const std
     return codes;
   }
   const bool exact_division = contract.scale_rule == ScaleRule::kLog2Floor;
-  const Rational multiplier = e8m0 == 0 && contract.multiplier_one_at_e8m0_0 ? Rational(1) : power_of_two(E8M0::kBias - e8m0);
+  const Rational multiplier = power_of_two(E8M0::kBias - e8m0);
   for (const Value& x : block) {
     if (x.is_nan()) {
       codes.push_back(nan_code(contract.specials == SpecialsRule::kNanDroppedInfMax ? false : x.negative));

@@ -41,6 +41,8 @@ TEST(Fingerprint, NamesEachProfileImplementation) {
       // What a plug-in computes counts, not what it declares.
       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_AS_OCP_FLOOR, "torchao-rceil"},
       {"scalar", "neuron emax_mode=emax fp8_nan=canonical lane_stride=0 high_parity=1"},
+      // neuron written in C from the contract, apart from the scalar.
+      {MXCONFORM_TEST_BACKEND_PROFILE_NEURON, "neuron emax_mode=emax fp8_nan=canonical lane_stride=0 high_parity=1"},
   };
   for (const auto& [backend, label] : known) {
     const Fingerprint fingerprint = of(backend);

@@ -76,7 +76,6 @@ struct Profile {
   Fp4NanCode fp4_nan;
   int zero_block_e8m0;           // the E8M0 byte of an all-zero block (a fact of the scale rule)
   bool fp4;                      // FP4 outputs are part of the profile
-  bool multiplier_one_at_e8m0_0; // E8M0 byte 0 scales the data by 1 (TransformerEngine's exp2f_rcp)
   // The knob values the profile admits, as masks over the enum values (bit i: value i).
   std::uint32_t emax_modes;
   std::uint32_t fp8_nan_policies;

@@ -12,7 +12,8 @@
 
 #include "mxconform/backend.h"
 
-enum scale_rule { RULE_FLOOR, RULE_CEIL, RULE_EVEN, RULE_RCEIL, RULE_RCEIL_SATFINITE, RULE_LOG2_FLOOR, RULE_GOLDEN, RULE_GOLDEN_KERNEL };
+enum scale_rule { RULE_FLOOR, RULE_CEIL, RULE_EVEN, RULE_RCEIL, RULE_RCEIL_SATFINITE, RULE_LOG2_FLOOR, RULE_GOLDEN, RULE_GOLDEN_KERNEL,
+                  RULE_NEURON };
 enum tie_rule { TIES_EVEN, TIES_AWAY };
 
 struct profile_rules {
@@ -24,7 +25,6 @@ struct profile_rules {
   enum tie_rule ties;
   int block_nan;         /* NaN or Inf in a block: scale 0xFF, every element NaN */
   int drop_nan;          /* amax ignores NaN; Inf amax gives 0xFE (TransformerEngine) */
-  int one_at_byte_0;     /* E8M0 byte 0 scales the data by 1 */
   int emax_minus_1_only; /* the profile has only the EMAX-1 mode */
 };
 
@@ -99,13 +99,17 @@ static int rceil(float d, int satfinite) {
 static int quantize_profile(const struct profile_rules* rules, const struct mxc_quantize_params* p,
                             const uint16_t* input, uint8_t* data, size_t data_size, uint8_t* scale) {
   const struct element_format f = format_of(p->output_dtype);
-  const int emax = emax_of(&f) - (p->emax_mode == MXC_EMAX_MINUS_1 ? 1 : 0);
+  /* A rule that has only the EMAX-1 mode uses it whatever the call asks (as an impostor may be). */
+  const int emax = emax_of(&f) - (p->emax_mode == MXC_EMAX_MINUS_1 || rules->emax_minus_1_only ? 1 : 0);
   const size_t P = (size_t)p->partitions, F = (size_t)p->free;
   const size_t bh = p->block_shape == MXC_BLOCK_8X4 ? 8 : p->block_shape == MXC_BLOCK_32X1 ? 32 : 1;
   const size_t bw = p->block_shape == MXC_BLOCK_8X4 ? 4 : p->block_shape == MXC_BLOCK_32X1 ? 1 : 32;
   const int fp4 = p->output_dtype == MXC_OUTPUT_FLOAT4_E2M1FN_X4;
   /* The nki rules divide by the unclipped power of two of the max field, not by the scale. */
   const int golden = rules->rule == RULE_GOLDEN || rules->rule == RULE_GOLDEN_KERNEL;
+  /* Neuron (docs/contract.md steps 1-7): field 255 is a max like any other, both clamps, the
+   * multiplier built from the bits (254 - byte) << 23 (+0.0 at byte 254), a NaN keeps its sign. */
+  const int neuron = rules->rule == RULE_NEURON;
   size_t br, bc, r, c;
 #ifdef PROFILE_PLANTED_FIRST_BLOCK_SCALE
   int first_byte = 0;
@@ -133,6 +137,8 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
         byte = rules->rule == RULE_GOLDEN_KERNEL ? (max_field - emax) & 0xFF
                                                   : max_field - emax < 0 ? 0 : max_field - emax;
         multiplier = ldexp(1.0, 127 + emax - max_field);
+      } else if (neuron) {
+        byte = max_field - emax < 1 ? 1 : max_field - emax;
       } else if (rules->block_nan && (any_nan || any_inf)) {
         byte = 255;
       } else if (rules->drop_nan && any_inf) {
@@ -159,7 +165,8 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
       byte = first_byte;
       multiplier = first_multiplier;
 #endif
-      if (!golden) multiplier = byte == 0 && rules->one_at_byte_0 ? 1.0 : ldexp(1.0, 127 - byte);
+      if (neuron) multiplier = byte == 254 ? 0.0 : ldexp(1.0, 127 - byte);
+      else if (!golden) multiplier = ldexp(1.0, 127 - byte);
 #ifdef PROFILE_PLANTED_LOGICAL_SCALE_ROWS
       /* Planted: the scale rows written in the logical layout whatever the call asks. */
       scale[br * (F / bw) + bc] = (uint8_t)byte;
@@ -173,8 +180,12 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
           uint32_t code;
           /* Outside the golden rules the reciprocal of E8M0 0xFF is NaN; the kernel reference's
            * wrapped 255 (max field 6 less 7) is an ordinary divisor. */
-          if (isnan(x) || (byte == 255 && !golden)) {
-            code = nan_code(&f) | (isnan(x) && signbit(x) && !rules->drop_nan && f.has_nan ? 1u << (f.ebits + f.mbits) : 0u);
+          if (isnan(x) || (byte == 255 && !golden && !neuron)) {
+            /* Neuron's FP4 NaN is a zero of the NaN's sign; under a block-NaN scale FP4 writes +0. */
+            code = nan_code(&f) | (isnan(x) && signbit(x) && !rules->drop_nan && (f.has_nan || neuron) ? 1u << (f.ebits + f.mbits) : 0u);
+          } else if (isinf(x) && neuron && multiplier == 0) {
+            /* Inf x +0.0 is invalid: the x86 default NaN, sign set, whatever the Inf's sign. */
+            code = nan_code(&f) | 1u << (f.ebits + f.mbits);
           } else if (isinf(x)) {
             code = encode(x > 0 ? f.max : -f.max, &f, rules->ties);
           } else if (golden) {
@@ -222,6 +233,24 @@ static uint32_t profile_declared_from_env(uint32_t own) {
 #define PROFILE_CLAIMED(rules) ((rules).profile)
 #endif
 
+/* What an impostor declares beside the claimed profile: that profile's block shapes and EMAX
+ * modes, so that certify asks it what it asks the real thing (its own rules still compute, at the
+ * geometry and in the mode the call gives, or EMAX-1 when they have only that). */
+static inline uint32_t claimed_block_shapes(uint32_t profile, const struct profile_rules* rules) {
+  if (profile == rules->profile) return rules->block_shapes;
+  switch (profile) {
+    case MXC_PROFILE_NEURON: case MXC_PROFILE_NKI_GOLDEN: case MXC_PROFILE_NKI_GOLDEN_KERNEL: return 1u << MXC_BLOCK_8X4;
+    case MXC_PROFILE_OCP_FLOOR: case MXC_PROFILE_TORCHAO_RCEIL: case MXC_PROFILE_TORCHAO_CEIL: case MXC_PROFILE_TORCHAO_EVEN:
+      return 1u << MXC_BLOCK_1X32;
+    case MXC_PROFILE_TRANSFORMER_ENGINE_MXFP8: case MXC_PROFILE_MICROXCALING: return 1u << MXC_BLOCK_1X32 | 1u << MXC_BLOCK_32X1;
+    default: return rules->block_shapes;
+  }
+}
+static inline uint32_t claimed_emax_modes(uint32_t profile, const struct profile_rules* rules) {
+  if (profile == rules->profile) return rules->emax_minus_1_only ? 1u << MXC_EMAX_MINUS_1 : 1u << MXC_EMAX | 1u << MXC_EMAX_MINUS_1;
+  return profile == MXC_PROFILE_NKI_GOLDEN_KERNEL ? 1u << MXC_EMAX_MINUS_1 : 1u << MXC_EMAX | 1u << MXC_EMAX_MINUS_1;
+}
+
 /* The block shapes a plug-in declares: the rules' own, or only PROFILE_ONLY_BLOCK_SHAPE (an enum
  * mxc_block_shape value) when built so: a subject that declares one shape of several. */
 #if defined(PROFILE_NO_BLOCK_SHAPES)
@@ -231,7 +260,7 @@ static uint32_t profile_declared_from_env(uint32_t own) {
 #elif defined(PROFILE_ONLY_BLOCK_SHAPE)
 #define PROFILE_BLOCK_SHAPES(rules) (1u << (PROFILE_ONLY_BLOCK_SHAPE))
 #else
-#define PROFILE_BLOCK_SHAPES(rules) ((rules).block_shapes)
+#define PROFILE_BLOCK_SHAPES(rules) claimed_block_shapes(PROFILE_CLAIMED(rules), &(rules))
 #endif
 
 /* Built with PROFILE_PLANTED_E5M2_FLOAT16_BUG: a call with an e5m2 output or a float16 input gets
@@ -262,8 +291,7 @@ static int profile_planted(const struct mxc_quantize_params* p, uint8_t* data, i
     profile_info.output_dtypes = 1u << MXC_OUTPUT_FLOAT8_E4M3FN | 1u << MXC_OUTPUT_FLOAT8_E5M2 |       \
                                  1u << MXC_OUTPUT_FLOAT8_E4M3FN_X4 | 1u << MXC_OUTPUT_FLOAT8_E5M2_X4 | \
                                  ((rules).fp4 ? 1u << MXC_OUTPUT_FLOAT4_E2M1FN_X4 : 0u);               \
-    profile_info.emax_modes = (rules).emax_minus_1_only ? 1u << MXC_EMAX_MINUS_1                       \
-                                                         : 1u << MXC_EMAX | 1u << MXC_EMAX_MINUS_1;   \
+    profile_info.emax_modes = claimed_emax_modes(PROFILE_CLAIMED(rules), &(rules));                     \
     profile_info.fp8_nan_policies = 1u << MXC_FP8_NAN_CANONICAL;                                       \
     profile_info.scale_layouts = 1u << MXC_SCALE_LOGICAL | 1u << MXC_SCALE_PHYSICAL;                   \
     profile_info.fp4_high_parities = 1u << 1;                                                          \
