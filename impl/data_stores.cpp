@@ -17,7 +17,7 @@ Fp4Streaming own_choice() {
     if (std::strcmp(wanted, "whole-lines") == 0) return Fp4Streaming::kWholeLines;
     std::fputs("mxconform: MXCONFORM_FP4_STREAMING is neither half-lines nor whole-lines; ignored\n", stderr);
   }
-  return fp4_streaming_for(detect_cpu_vendor());
+  return fp4_streaming_for(detect_cpu_model());
 }
 
 }  // namespace

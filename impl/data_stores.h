@@ -30,23 +30,27 @@ enum class Fp4Streaming {
   kWholeLines,  // two chunks' halves are gathered and leave as whole lines (kStreamingLines)
 };
 
-// The decision for a CPU by its maker.
+// The decision for a CPU, from what was measured on its family.
 //
 // A non-temporal store goes to a write-combining buffer that leaves as one 64-byte write only
 // when full; a partial buffer, evicted because the core ran out of them, leaves as several partial
 // writes. A chunk opens 8 row streams at once, and with half a line per visit each buffer waits
-// for the next chunk to fill it. Intel cores, with fewer fill buffers, collapsed on that: the
-// issue reports avx2 BF16 -> FP4 at sol_ratio 0.36 on a Sapphire Rapids class machine against 0.96
-// for FP8, whose rows are whole lines. AMD's cores did not (Zen 3: 0.65), and on AMD EPYC family 26
-// (Zen 5 class) gathering costs about 10 % at 64 MiB against half lines (README.md, "Performance"):
-// so whole lines on Intel and on any CPU not measured, half lines on AMD.
-constexpr Fp4Streaming fp4_streaming_for(CpuVendor vendor) {
-  return vendor == CpuVendor::kAmd ? Fp4Streaming::kHalfLines : Fp4Streaming::kWholeLines;
+// for the next chunk to fill it. Intel cores (Sapphire Rapids class, family 6) collapsed on that:
+// avx2 BF16 -> FP4 at sol_ratio 0.23 with half lines against 0.53 with whole lines, avx512 0.23
+// against 0.79. The AMD families measured did not: Zen 2 (family 0x17) 0.76 against 0.75, Zen 3
+// (0x19) 0.65 with half lines, Zen 5 (0x1A) about 10 % faster with half lines (README.md,
+// "Performance"). So half lines only on those AMD families; whole lines everywhere else, since a
+// CPU never measured risks the collapse, and whole lines cost at most about 10 % where there is
+// none.
+constexpr Fp4Streaming fp4_streaming_for(const CpuModel& cpu) {
+  const bool measured_without_collapse =
+      cpu.vendor == CpuVendor::kAmd && (cpu.family == 0x17 || cpu.family == 0x19 || cpu.family == 0x1A);
+  return measured_without_collapse ? Fp4Streaming::kHalfLines : Fp4Streaming::kWholeLines;
 }
 
 // This process's choice: MXCONFORM_FP4_STREAMING=half-lines or whole-lines when set (to measure
 // one against the other on one machine; any other value is ignored with a note on stderr), else
-// fp4_streaming_for(this CPU's vendor), read once; or what force_fp4_streaming last set.
+// fp4_streaming_for(this CPU's family), read once; or what force_fp4_streaming last set.
 Fp4Streaming fp4_streaming();
 // Makes every later quantize of this process stream FP4 rows as `streaming` (a test of both ways
 // on one machine, a bench of one against the other); std::nullopt goes back to fp4_streaming's own

@@ -1,5 +1,7 @@
 #include "mxconform/cpu_features.h"
 
+#include <cstdio>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -124,6 +126,27 @@ CpuVendor detect_cpu_vendor() {
   if (text == "AuthenticAMD") return CpuVendor::kAmd;
 #endif
   return CpuVendor::kOther;
+}
+
+CpuModel detect_cpu_model() {
+  CpuModel cpu;
+  cpu.vendor = detect_cpu_vendor();
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
+    const unsigned base_family = (eax >> 8) & 0xF, base_model = (eax >> 4) & 0xF;
+    const unsigned extended_family = (eax >> 20) & 0xFF, extended_model = (eax >> 16) & 0xF;
+    cpu.family = base_family == 0xF ? base_family + extended_family : base_family;
+    cpu.model = base_family == 0xF || base_family == 0x6 ? base_model | extended_model << 4 : base_model;
+  }
+#endif
+  return cpu;
+}
+
+std::string describe(const CpuModel& cpu) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%s family 0x%X model 0x%X", std::string(name(cpu.vendor)).c_str(), cpu.family, cpu.model);
+  return text;
 }
 
 std::string_view name(CpuVendor vendor) {

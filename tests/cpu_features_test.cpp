@@ -81,5 +81,24 @@ TEST(CpuVendor, AgreesWithProcCpuinfo) {
   EXPECT_EQ(name(CpuVendor::kOther), "other");
 }
 
+// The family and model against /proc/cpuinfo's "cpu family" and "model" lines (decimal there).
+TEST(CpuModel, AgreesWithProcCpuinfo) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  long family = -1, model = -1;
+  while (std::getline(cpuinfo, line) && (family < 0 || model < 0)) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (line.rfind("cpu family", 0) == 0) family = std::stol(line.substr(colon + 1));
+    else if (line.rfind("model\t", 0) == 0 || line.rfind("model ", 0) == 0) model = std::stol(line.substr(colon + 1));
+  }
+  if (family < 0 || model < 0) GTEST_SKIP() << "no cpu family or model line in /proc/cpuinfo";
+  const CpuModel cpu = detect_cpu_model();
+  EXPECT_EQ(cpu.vendor, detect_cpu_vendor());
+  EXPECT_EQ(static_cast<long>(cpu.family), family);
+  EXPECT_EQ(static_cast<long>(cpu.model), model);
+  EXPECT_EQ(describe(CpuModel{CpuVendor::kAmd, 0x17, 0x31}), "AMD family 0x17 model 0x31");
+}
+
 }  // namespace
 }  // namespace mxconform

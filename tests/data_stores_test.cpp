@@ -66,10 +66,17 @@ TEST(ChooseDataStores, LargeFp4RowsStreamAsTheCpuAsks) {
 
 // Whole lines where the half-line collapse was seen (Intel) and wherever nothing was measured;
 // half lines on AMD, where gathering only costs.
-TEST(Fp4Streaming, WholeLinesExceptOnAmd) {
-  EXPECT_EQ(fp4_streaming_for(CpuVendor::kIntel), Fp4Streaming::kWholeLines);
-  EXPECT_EQ(fp4_streaming_for(CpuVendor::kOther), Fp4Streaming::kWholeLines);
-  EXPECT_EQ(fp4_streaming_for(CpuVendor::kAmd), Fp4Streaming::kHalfLines);
+// Half lines only on the AMD families measured without the collapse (Zen 2, Zen 3/4, Zen 5);
+// whole lines on Intel and on every family never measured, AMD's older or newer ones included.
+TEST(Fp4Streaming, HalfLinesOnlyOnTheAmdFamiliesMeasured) {
+  EXPECT_EQ(fp4_streaming_for({CpuVendor::kIntel, 6, 0x8F}), Fp4Streaming::kWholeLines);
+  EXPECT_EQ(fp4_streaming_for({CpuVendor::kIntel, 0x19, 0}), Fp4Streaming::kWholeLines);
+  EXPECT_EQ(fp4_streaming_for({CpuVendor::kOther, 0x18, 0}), Fp4Streaming::kWholeLines);  // Hygon
+  EXPECT_EQ(fp4_streaming_for({CpuVendor::kAmd, 0x17, 0x31}), Fp4Streaming::kHalfLines);
+  EXPECT_EQ(fp4_streaming_for({CpuVendor::kAmd, 0x19, 0x01}), Fp4Streaming::kHalfLines);
+  EXPECT_EQ(fp4_streaming_for({CpuVendor::kAmd, 0x1A, 0x02}), Fp4Streaming::kHalfLines);
+  EXPECT_EQ(fp4_streaming_for({CpuVendor::kAmd, 0x15, 0x60}), Fp4Streaming::kWholeLines);
+  EXPECT_EQ(fp4_streaming_for({CpuVendor::kAmd, 0x1B, 0}), Fp4Streaming::kWholeLines);
 }
 
 TEST(Fp4Streaming, ForcingOverridesAndReleases) {

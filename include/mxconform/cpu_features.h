@@ -38,4 +38,16 @@ CpuVendor detect_cpu_vendor();
 // "Intel", "AMD" or "other".
 std::string_view name(CpuVendor vendor);
 
+// The vendor with CPUID leaf 1's display family and model (extended fields folded in as
+// /proc/cpuinfo's "cpu family" and "model" show them): AMD EPYC Rome is family 0x17, Milan and
+// Genoa 0x19, Turin 0x1A; Intel's server cores are family 6.
+struct CpuModel {
+  CpuVendor vendor = CpuVendor::kOther;
+  unsigned family = 0;
+  unsigned model = 0;
+};
+CpuModel detect_cpu_model();
+// "AMD family 0x17 model 0x31" style.
+std::string describe(const CpuModel& cpu);
+
 }  // namespace mxconform
