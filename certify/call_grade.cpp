@@ -95,11 +95,12 @@ CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_
       return grade;
     }
   }
-  for (std::size_t i = 0; i < expected_data.size(); ++i) {
-    if (actual_data[i] != expected_data[i]) {
+  const std::vector<std::uint8_t> expected = with_unspecified_from(config, expected_scale, expected_data, actual_data);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (actual_data[i] != expected[i]) {
       grade.outcome = Outcome::kWrongResult;
       grade.site = "data " + std::to_string(i);
-      grade.detail = "data byte " + std::to_string(i) + ": expected " + hex_byte(expected_data[i]) + ", actual " +
+      grade.detail = "data byte " + std::to_string(i) + ": expected " + hex_byte(expected[i]) + ", actual " +
                      hex_byte(actual_data[i]);
       return grade;
     }

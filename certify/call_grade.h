@@ -20,7 +20,8 @@ struct CallGrade {
 // Grades `actual_*` (sizes geometry(config).data_bytes and scale_bytes; checked by the caller)
 // against `expected_*`. First the scale rows no slot names (physical layout): each must still
 // hold `unnamed_rows`'s byte (the buffer as it was before the call, scale_bytes long). Then every
-// named scale byte, then every data byte. Reports the first difference found.
+// named scale byte, then every data byte but those the contract leaves unspecified
+// (with_unspecified_from). Reports the first difference found.
 CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,
                      const std::vector<std::uint8_t>& expected_scale, const std::uint8_t* unnamed_rows,
                      const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale);

@@ -53,13 +53,14 @@ std::vector<std::string> nibble_block() {
   return values;
 }
 
-// The bytes the oracle gives `knobs` (a known configuration) for one deciding block; false when
-// the configuration does not cover the case's dtype.
+// The bytes the oracle gives `knobs` (a known configuration) for one deciding block, and in `used`
+// the configuration of that call; false when the configuration does not cover the case's dtype.
 bool expected_bytes(const QuantizeConfig& knobs, const DecidingCase& c, std::vector<std::uint8_t>& data,
-                    std::vector<std::uint8_t>& scale) {
+                    std::vector<std::uint8_t>& scale, QuantizeConfig* used = nullptr) {
   QuantizeConfig config;
   if (!deciding_config(knobs, c, config)) return false;
   oracle_bytes(config, deciding_input(config, c.input), data, scale);
+  if (used != nullptr) *used = config;
   return true;
 }
 
@@ -508,9 +509,10 @@ void score(Fingerprint& fingerprint) {
     for (CaseObservation& seen : fingerprint.cases) {
       if (not_run(seen.outcome)) continue;
       std::vector<std::uint8_t> data, scale;
-      const bool covered = expected_bytes(in_call_shape(k.knobs, fingerprint.call), *seen.deciding, data, scale);
+      QuantizeConfig config;
+      const bool covered = expected_bytes(in_call_shape(k.knobs, fingerprint.call), *seen.deciding, data, scale, &config);
       const bool returned = seen.outcome == Outcome::kPass || seen.outcome == Outcome::kWrongResult;
-      if (covered && returned && data == seen.data && scale == seen.scale) {
+      if (covered && returned && with_unspecified_from(config, scale, data, seen.data) == seen.data && scale == seen.scale) {
         const std::string reading = axis_value(seen.deciding->axis, k.knobs);
         if (std::find(seen.readings.begin(), seen.readings.end(), reading) == seen.readings.end()) {
           seen.readings.push_back(reading);

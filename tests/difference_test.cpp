@@ -295,5 +295,44 @@ TEST(Compare, WrongSizesAreAnError) {
   EXPECT_THROW(compare(kE4m3, input, data, scale, short_data, scale), Error);
 }
 
+// Under a block-NaN profile the FP4 codes of a block whose expected scale is 0xFF are
+// unspecified (docs/contract.md, "NaN and Inf in a block"): a device's 0x33 or 0x44 there is not a
+// difference; a wrong code in a block of another scale is, and so is anything in FP8, or in FP4
+// under neuron, whose field-255 rule specifies every code.
+TEST(Compare, Fp4CodesUnderANanScaleAreUnspecifiedInBlockNanProfiles) {
+  QuantizeConfig fp4 = config(OutputDtype::kFloat4E2m1fnX4, 1, 64, ScaleLayout::kLogical);
+  fp4.profile = ProfileId::kOcpFloor;
+  fp4.block_shape = BlockShape::k1x32;
+  const std::vector<std::uint16_t> input(64, 0);
+  const std::vector<std::uint8_t> expected_scale = {0xFF, 0x7F};  // columns 0..31 NaN, 32..63 not
+  const std::vector<std::uint8_t> expected_data(32, 0x00);
+  std::vector<std::uint8_t> actual_data(32, 0x00);
+  for (std::size_t i = 0; i < 16; ++i) actual_data[i] = 0x33;  // the NaN block, as torchao on x86
+  EXPECT_TRUE(compare(fp4, input, expected_data, expected_scale, actual_data, expected_scale).equal());
+  const std::vector<std::uint8_t> adopted = with_unspecified_from(fp4, expected_scale, expected_data, actual_data);
+  EXPECT_EQ(adopted, actual_data);
+  actual_data[16] = 0x04;  // element 32's low nibble, in the block of scale 0x7F
+  Comparison r = compare(fp4, input, expected_data, expected_scale, actual_data, expected_scale);
+  EXPECT_EQ(r.data_differences, 1u);
+  ASSERT_TRUE(r.first_data());
+  EXPECT_EQ(r.first_data()->offset, 16u);
+  EXPECT_EQ(with_unspecified_from(fp4, expected_scale, expected_data, actual_data)[16], 0x00);
+
+  // The same bytes under neuron (8 x 4 blocks; FP4 NaN is a signed zero there): every 0x33 differs.
+  QuantizeConfig neuron = config(OutputDtype::kFloat4E2m1fnX4, 8, 8, ScaleLayout::kLogical);
+  const std::vector<std::uint8_t> neuron_scale = {0xFF, 0xFF};
+  std::vector<std::uint8_t> neuron_actual(32, 0x33);
+  EXPECT_EQ(compare(neuron, input, expected_data, neuron_scale, neuron_actual, neuron_scale).data_differences, 32u);
+
+  // FP8 under a NaN scale in a block-NaN profile: the NaN code is specified.
+  QuantizeConfig fp8 = config(OutputDtype::kFloat8E4m3fn, 1, 32, ScaleLayout::kLogical);
+  fp8.profile = ProfileId::kOcpFloor;
+  fp8.block_shape = BlockShape::k1x32;
+  const std::vector<std::uint16_t> fp8_input(32, 0x7FC0);
+  const std::vector<std::uint8_t> nan_scale = {0xFF};
+  const std::vector<std::uint8_t> nan_codes(32, 0x7F), zeros(32, 0x00);
+  EXPECT_EQ(compare(fp8, fp8_input, nan_codes, nan_scale, zeros, nan_scale).data_differences, 32u);
+}
+
 }  // namespace
 }  // namespace mxconform

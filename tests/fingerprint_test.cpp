@@ -38,6 +38,9 @@ TEST(Fingerprint, NamesEachProfileImplementation) {
       {MXCONFORM_TEST_BACKEND_PROFILE_NKI_GOLDEN_KERNEL, "nki-golden-kernel"},
       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_CEIL, "torchao-ceil"},
       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_EVEN, "torchao-even"},
+      // FP4 codes under a NaN scale are the device's own (unspecified by the contract).
+      {MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR_FP4_NAN_X86, "ocp-floor"},
+      {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_FP4_NAN_GPU, "torchao-rceil"},
       // What a plug-in computes counts, not what it declares.
       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_AS_OCP_FLOOR, "torchao-rceil"},
       {"scalar", "neuron emax_mode=emax fp8_nan=canonical lane_stride=0 high_parity=1"},

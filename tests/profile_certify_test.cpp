@@ -204,6 +204,21 @@ TEST(ProfileCertify, ABlockShapeTheBackendDoesNotDeclareIsNotCertified) {
 
 // The exhaustive element campaign is neuron-only: alone under ocp-floor it is a usage error (no
 // verdict on no case); beside the corpus it is skipped, and the certificate says why.
+// FP4 codes under a NaN scale as torchao writes them on x86 (0x33) and on a GPU (0x44): the
+// contract leaves them unspecified, so both plug-ins are CERTIFIED, though their bytes differ from
+// the oracle's +0 there on the campaign's NaN and Inf blocks (which the verdict shows it ran).
+TEST(ProfileCertify, Fp4CodesUnderANanScaleAreTheDevicesOwn) {
+  const std::pair<const char*, ProfileId> devices[] = {
+      {MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR_FP4_NAN_X86, ProfileId::kOcpFloor},
+      {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_FP4_NAN_GPU, ProfileId::kTorchaoRceil},
+  };
+  for (const auto& [backend, profile] : devices) {
+    const Certificate certificate = certify_as(backend, profile);
+    EXPECT_TRUE(certificate.certified()) << name(profile) << ": " << verdict_table(certificate);
+    EXPECT_GT(certificate.cases, 100u);
+  }
+}
+
 TEST(ProfileCertify, TheExhaustiveCampaignIsSkippedOutsideNeuronAndSaysWhy) {
   CertifyOptions options;
   options.backend = MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR;

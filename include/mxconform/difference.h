@@ -88,8 +88,20 @@ struct CompareOptions {
   bool check_unnamed_rows = false;
 };
 
+// The expected data bytes with the elements the contract leaves unspecified taken from `actual`:
+// under a profile whose NaN/Inf rule is a block NaN (SpecialsRule::kBlockNan), the FP4 codes of a
+// block whose expected scale byte is 0xFF. That scale makes every element of the block NaN
+// whatever its code, OCP MX leaves the codes under it out of scope, and FP4 has no NaN code, so
+// torchao's bytes there depend on the device (docs/contract.md, "NaN and Inf in a block"). Every
+// other byte is `expected`'s; so is everything when `actual` is not of `expected`'s size. Every
+// grading step (compare, certify's grade, fingerprint's match) compares against this.
+std::vector<std::uint8_t> with_unspecified_from(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_scale,
+                                                std::vector<std::uint8_t> expected_data,
+                                                const std::vector<std::uint8_t>& actual_data);
+
 // Compares a call's output with the expected output. `config` is validated; the buffers have
-// geometry(config)'s sizes (Error otherwise); scale bytes are in the configured layout.
+// geometry(config)'s sizes (Error otherwise); scale bytes are in the configured layout. Unspecified
+// elements (with_unspecified_from) never differ.
 Comparison compare(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                    const std::vector<std::uint8_t>& expected_data, const std::vector<std::uint8_t>& expected_scale,
                    const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale,

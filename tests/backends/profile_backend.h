@@ -183,6 +183,11 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
           if (isnan(x) || (byte == 255 && !golden && !neuron)) {
             /* Neuron's FP4 NaN is a zero of the NaN's sign; under a block-NaN scale FP4 writes +0. */
             code = nan_code(&f) | (isnan(x) && signbit(x) && !rules->drop_nan && (f.has_nan || neuron) ? 1u << (f.ebits + f.mbits) : 0u);
+#ifdef PROFILE_DEVICE_FP4_NAN_CODE
+            /* FP4 under a NaN scale as a device's torchao writes it (code 3 on x86, 4 on a GPU),
+             * which the contract leaves unspecified. */
+            if (fp4 && byte == 255 && !golden && !neuron) code = PROFILE_DEVICE_FP4_NAN_CODE;
+#endif
           } else if (isinf(x) && neuron && multiplier == 0) {
             /* Inf x +0.0 is invalid: the x86 default NaN, sign set, whatever the Inf's sign. */
             code = nan_code(&f) | 1u << (f.ebits + f.mbits);
