@@ -512,7 +512,7 @@ CallGrade grade_outputs(int outputs_fd, const std::string& outputs, const std::s
   const std::vector<std::uint8_t> zero_rows(g.scale_bytes, 0);
   data = std::move(wanted[0].array.bytes);
   scale = std::move(wanted[1].array.bytes);
-  return grade_call(c.config, c.expected_data, c.expected_scale, zero_rows.data(), data, scale);
+  return grade_call(c.config, c.input, c.expected_data, c.expected_scale, zero_rows.data(), data, scale);
 }
 
 class FdCloser {

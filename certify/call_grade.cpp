@@ -64,7 +64,8 @@ bool block_of_site(const QuantizeConfig& config, const std::vector<std::uint16_t
   return true;
 }
 
-CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,
+CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                     const std::vector<std::uint8_t>& expected_data,
                      const std::vector<std::uint8_t>& expected_scale, const std::uint8_t* unnamed_rows,
                      const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale) {
   CallGrade grade;
@@ -95,7 +96,7 @@ CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_
       return grade;
     }
   }
-  const std::vector<std::uint8_t> expected = with_unspecified_from(config, expected_scale, expected_data, actual_data);
+  const std::vector<std::uint8_t> expected = with_unspecified_from(config, input, expected_scale, expected_data, actual_data);
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (actual_data[i] != expected[i]) {
       grade.outcome = Outcome::kWrongResult;

@@ -22,7 +22,8 @@ struct CallGrade {
 // hold `unnamed_rows`'s byte (the buffer as it was before the call, scale_bytes long). Then every
 // named scale byte, then every data byte but those the contract leaves unspecified
 // (with_unspecified_from). Reports the first difference found.
-CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,
+CallGrade grade_call(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                     const std::vector<std::uint8_t>& expected_data,
                      const std::vector<std::uint8_t>& expected_scale, const std::uint8_t* unnamed_rows,
                      const std::vector<std::uint8_t>& actual_data, const std::vector<std::uint8_t>& actual_scale);
 

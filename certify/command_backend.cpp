@@ -96,7 +96,7 @@ CallResult CommandBackend::run(const QuantizeConfig& config, const std::vector<s
   result.scale.assign(answered.scale, answered.scale + answered.scale_bytes);
   // The rows no slot names: the subject protocol has the subject leave them 0.
   const std::vector<std::uint8_t> unnamed_rows(result.scale.size(), 0);
-  grade(config, expected_data, expected_scale, unnamed_rows.data(), result);
+  grade(config, input, expected_data, expected_scale, unnamed_rows.data(), result);
   return result;
 }
 

@@ -512,7 +512,8 @@ void score(Fingerprint& fingerprint) {
       QuantizeConfig config;
       const bool covered = expected_bytes(in_call_shape(k.knobs, fingerprint.call), *seen.deciding, data, scale, &config);
       const bool returned = seen.outcome == Outcome::kPass || seen.outcome == Outcome::kWrongResult;
-      if (covered && returned && with_unspecified_from(config, scale, data, seen.data) == seen.data && scale == seen.scale) {
+      if (covered && returned && scale == seen.scale &&
+          with_unspecified_from(config, deciding_input(config, seen.deciding->input), scale, data, seen.data) == seen.data) {
         const std::string reading = axis_value(seen.deciding->axis, k.knobs);
         if (std::find(seen.readings.begin(), seen.readings.end(), reading) == seen.readings.end()) {
           seen.readings.push_back(reading);

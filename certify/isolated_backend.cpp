@@ -671,7 +671,7 @@ CallResult IsolatedBackend::run(const QuantizeConfig& config, const std::vector<
   }
   // Scale rows no slot names must keep their fill; then every byte against the oracle.
   const std::vector<std::uint8_t> unnamed_fill(filled_scale.begin() + slack[kScale], filled_scale.begin() + slack[kScale] + sizes[kScale]);
-  grade(config, expected_data, expected_scale, unnamed_fill.data(), result);
+  grade(config, input, expected_data, expected_scale, unnamed_fill.data(), result);
   return result;
 }
 

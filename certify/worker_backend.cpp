@@ -28,10 +28,11 @@ bool WorkerBackend::failed_status(std::uint32_t status, const std::string& messa
   return true;
 }
 
-void WorkerBackend::grade(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,
+void WorkerBackend::grade(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                          const std::vector<std::uint8_t>& expected_data,
                           const std::vector<std::uint8_t>& expected_scale, const std::uint8_t* unnamed_rows,
                           CallResult& result) {
-  const CallGrade grade = grade_call(config, expected_data, expected_scale, unnamed_rows, result.data, result.scale);
+  const CallGrade grade = grade_call(config, input, expected_data, expected_scale, unnamed_rows, result.data, result.scale);
   result.outcome = grade.outcome;
   result.site = grade.site;
   result.detail = grade.detail;

@@ -101,7 +101,8 @@ class WorkerBackend {
   // Grades `result.data` and `result.scale` (the sizes the configuration has) against the expected
   // bytes with grade_call (call_grade.h), setting the outcome, site and detail; `unnamed_rows` is
   // what the scale rows no slot names must hold (scale_bytes long).
-  static void grade(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_data,
+  static void grade(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                    const std::vector<std::uint8_t>& expected_data,
                     const std::vector<std::uint8_t>& expected_scale, const std::uint8_t* unnamed_rows,
                     CallResult& result);
   // Keeps the description a subject gave, as info() returns it from then on.

@@ -174,7 +174,7 @@ int run_verify(int argc, char** argv) {
     // The first differing block as a one-block case (the whole tensor when only unnamed rows differ).
     QuantizeConfig repro_config = config;
     std::vector<std::uint16_t> repro_input = elements;
-    const certify::CallGrade grade = certify::grade_call(config, expected_data, expected_scale,
+    const certify::CallGrade grade = certify::grade_call(config, elements, expected_data, expected_scale,
                                                          std::vector<std::uint8_t>(g.scale_bytes, 0).data(), data.bytes,
                                                          scale.bytes);
     certify::block_of_site(config, elements, grade.site, repro_config, repro_input);

@@ -51,6 +51,9 @@ int floor_family_e8m0(ScaleRule rule, const Rational& amax, ElementKind element)
   if (rule == ScaleRule::kEven) {
     const std::uint32_t sign_and_exponent = ~kFp32MantissaMask;
     bits = (bits + (1u << (kFp32MantissaBits - 1 - mbits))) & sign_and_exponent;
+    // torchao tests the rounded amax for finiteness: one that carries into field 255 is Inf, and
+    // the block is NaN (bf16 0x7F78 and up for e4m3, 0x7F70 for e5m2, 0x7F60 for FP4).
+    if ((bits >> kFp32MantissaBits) == static_cast<std::uint32_t>(kFieldOfSpecials)) return E8M0::kNanCode;
   }
   int unbiased = static_cast<int>(bits >> kFp32MantissaBits) - kFp32Bias - element_emax(element);
   if (rule == ScaleRule::kCeil && (bits & kFp32MantissaMask) != 0) ++unbiased;
@@ -212,8 +215,11 @@ std::vector<std::uint32_t> profile_codes(const QuantizeConfig& config, const std
     if (x.is_inf()) {
       y = x;
     } else if (exact_division) {
-      y.negative = x.negative;
-      y.magnitude = x.magnitude * multiplier;  // microxcaling divides by 2^shared exactly
+      // microxcaling divides by 2^shared in fp32, exact but for the sign of a quotient that
+      // rounds to zero (at most 2^-150): its torch.sign(-0.0) is 0, so -0 and such quotients
+      // come out +0; every other quotient is exact or far below the element's smallest code.
+      y.magnitude = x.magnitude * multiplier;
+      y.negative = x.negative && y.magnitude > power_of_two(-(kFp32Bias + kFp32MantissaBits));  // 2^-150
     } else {
       y = to_fp32(x.negative, x.magnitude * multiplier);  // x * fp32 reciprocal, rounded to fp32
     }

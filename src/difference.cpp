@@ -155,15 +155,24 @@ std::string Difference::to_string() const {
   return text + "; E8M0 expected " + hex(expected_e8m0, 2) + ", actual " + hex(actual_e8m0, 2);
 }
 
-std::vector<std::uint8_t> with_unspecified_from(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_scale,
+std::vector<std::uint8_t> with_unspecified_from(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                                                const std::vector<std::uint8_t>& expected_scale,
                                                 std::vector<std::uint8_t> expected_data,
                                                 const std::vector<std::uint8_t>& actual_data) {
-  if (!is_fp4(config.output) || profile(config.profile).specials != SpecialsRule::kBlockNan ||
-      actual_data.size() != expected_data.size()) {
+  const Geometry g = geometry(config);
+  if (input.size() != config.partitions * config.free || expected_data.size() != g.data_bytes ||
+      actual_data.size() != g.data_bytes || expected_scale.size() != g.scale_bytes) {
     return expected_data;
   }
-  const Geometry g = geometry(config);
-  if (expected_data.size() != g.data_bytes || expected_scale.size() != g.scale_bytes) return expected_data;
+  if (config.profile == ProfileId::kTransformerEngineMxfp8 && !is_fp4(config.output)) {
+    constexpr std::uint16_t kNegativeZero = 0x8000;  // bfloat16 and float16 alike
+    constexpr std::uint8_t kSign = 0x80;
+    for (std::size_t k = 0; k < input.size(); ++k) {
+      if (input[k] == kNegativeZero && (actual_data[k] & ~kSign) == 0) expected_data[k] = actual_data[k];
+    }
+    return expected_data;
+  }
+  if (!is_fp4(config.output) || profile(config.profile).specials != SpecialsRule::kBlockNan) return expected_data;
   for (std::size_t i = 0; i < g.data_bytes; ++i) {
     for (std::size_t position = 2 * i; position < 2 * i + 2; ++position) {
       const std::size_t k = config.fp4_lane_stride == 0 ? position : lane_remap(position, config.fp4_lane_stride);
@@ -187,7 +196,7 @@ Comparison compare(const QuantizeConfig& config, const std::vector<std::uint16_t
       actual_scale.size() != g.scale_bytes) {
     throw Error("compare: buffer sizes do not match the configuration " + describe(config));
   }
-  const std::vector<std::uint8_t> expected_data = with_unspecified_from(config, expected_scale, specified_data, actual_data);
+  const std::vector<std::uint8_t> expected_data = with_unspecified_from(config, input, expected_scale, specified_data, actual_data);
   const auto scale_offset = [&](std::size_t group, std::size_t column_block) {
     return scale_row(config, group) * g.block_cols + column_block;
   };

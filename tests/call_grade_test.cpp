@@ -27,6 +27,12 @@ QuantizeConfig profile_config(ProfileId id, BlockShape shape, OutputDtype output
   return config;
 }
 
+// An all-zero input of the configuration's size (what grade_call reads of the input: the elements
+// whose codes the contract leaves unspecified, none in these configurations).
+std::vector<std::uint16_t> no_input(const QuantizeConfig& config) {
+  return std::vector<std::uint16_t>(config.partitions * config.free, 0);
+}
+
 // Input element i holds the bit pattern i: a block's inputs say where they came from.
 std::vector<std::uint16_t> numbered_input(const QuantizeConfig& config) {
   std::vector<std::uint16_t> input(config.partitions * config.free);
@@ -45,7 +51,7 @@ struct Buffers {
 TEST(GradeCall, IdenticalBytesPass) {
   const QuantizeConfig config = five_groups();
   const Buffers expected(config);
-  EXPECT_EQ(grade_call(config, expected.data, expected.scale, expected.zero_rows.data(), expected.data, expected.scale).outcome,
+  EXPECT_EQ(grade_call(config, no_input(config), expected.data, expected.scale, expected.zero_rows.data(), expected.data, expected.scale).outcome,
             Outcome::kPass);
 }
 
@@ -54,7 +60,7 @@ TEST(GradeCall, ADataByteIsAWrongResultNamingTheByte) {
   const Buffers expected(config);
   Buffers actual(config);
   actual.data[77] = 0x12;
-  const CallGrade grade = grade_call(config, expected.data, expected.scale, expected.zero_rows.data(), actual.data, actual.scale);
+  const CallGrade grade = grade_call(config, no_input(config), expected.data, expected.scale, expected.zero_rows.data(), actual.data, actual.scale);
   EXPECT_EQ(grade.outcome, Outcome::kWrongResult);
   EXPECT_EQ(grade.site, "data 77");
   EXPECT_EQ(grade.detail, "data byte 77: expected 0x11, actual 0x12");
@@ -65,13 +71,13 @@ TEST(GradeCall, AnUnnamedRowMustKeepWhatItHeldBefore) {
   const Buffers expected(config);
   Buffers actual(config);
   actual.scale[4 * 2 + 1] = 0x01;  // row 4: no slot names it
-  const CallGrade grade = grade_call(config, expected.data, expected.scale, expected.zero_rows.data(), actual.data, actual.scale);
+  const CallGrade grade = grade_call(config, no_input(config), expected.data, expected.scale, expected.zero_rows.data(), actual.data, actual.scale);
   EXPECT_EQ(grade.outcome, Outcome::kWriteUnnamedScaleRow);
   EXPECT_EQ(grade.site, "scale 9");
   // The same byte is right when the row held it before the call (certify's pre-fill).
   std::vector<std::uint8_t> before = expected.zero_rows;
   before[9] = 0x01;
-  EXPECT_EQ(grade_call(config, expected.data, expected.scale, before.data(), actual.data, actual.scale).outcome, Outcome::kPass);
+  EXPECT_EQ(grade_call(config, no_input(config), expected.data, expected.scale, before.data(), actual.data, actual.scale).outcome, Outcome::kPass);
 }
 
 TEST(GradeCall, ANamedScaleByteIsAWrongResultBeforeAnyDataByte) {
@@ -80,7 +86,7 @@ TEST(GradeCall, ANamedScaleByteIsAWrongResultBeforeAnyDataByte) {
   Buffers actual(config);
   actual.data[0] = 0;
   actual.scale[32 * 2] = 0x80;  // group 4's row
-  const CallGrade grade = grade_call(config, expected.data, expected.scale, expected.zero_rows.data(), actual.data, actual.scale);
+  const CallGrade grade = grade_call(config, no_input(config), expected.data, expected.scale, expected.zero_rows.data(), actual.data, actual.scale);
   EXPECT_EQ(grade.outcome, Outcome::kWrongResult);
   EXPECT_EQ(grade.site, "scale 64");
 }

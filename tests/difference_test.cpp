@@ -309,14 +309,14 @@ TEST(Compare, Fp4CodesUnderANanScaleAreUnspecifiedInBlockNanProfiles) {
   std::vector<std::uint8_t> actual_data(32, 0x00);
   for (std::size_t i = 0; i < 16; ++i) actual_data[i] = 0x33;  // the NaN block, as torchao on x86
   EXPECT_TRUE(compare(fp4, input, expected_data, expected_scale, actual_data, expected_scale).equal());
-  const std::vector<std::uint8_t> adopted = with_unspecified_from(fp4, expected_scale, expected_data, actual_data);
+  const std::vector<std::uint8_t> adopted = with_unspecified_from(fp4, input, expected_scale, expected_data, actual_data);
   EXPECT_EQ(adopted, actual_data);
   actual_data[16] = 0x04;  // element 32's low nibble, in the block of scale 0x7F
   Comparison r = compare(fp4, input, expected_data, expected_scale, actual_data, expected_scale);
   EXPECT_EQ(r.data_differences, 1u);
   ASSERT_TRUE(r.first_data());
   EXPECT_EQ(r.first_data()->offset, 16u);
-  EXPECT_EQ(with_unspecified_from(fp4, expected_scale, expected_data, actual_data)[16], 0x00);
+  EXPECT_EQ(with_unspecified_from(fp4, input, expected_scale, expected_data, actual_data)[16], 0x00);
 
   // The same bytes under neuron (8 x 4 blocks; FP4 NaN is a signed zero there): every 0x33 differs.
   QuantizeConfig neuron = config(OutputDtype::kFloat4E2m1fnX4, 8, 8, ScaleLayout::kLogical);
@@ -332,6 +332,33 @@ TEST(Compare, Fp4CodesUnderANanScaleAreUnspecifiedInBlockNanProfiles) {
   const std::vector<std::uint8_t> nan_scale = {0xFF};
   const std::vector<std::uint8_t> nan_codes(32, 0x7F), zeros(32, 0x00);
   EXPECT_EQ(compare(fp8, fp8_input, nan_codes, nan_scale, zeros, nan_scale).data_differences, 32u);
+}
+
+// Under transformer-engine-mxfp8 an input -0 may give 0x00 or 0x80 (its default kernel's FMA adds
+// +0); any other byte there differs, and so does 0x00 for a negative input that is not -0, and
+// 0x00 for -0 under ocp-floor.
+TEST(Compare, TheSignOfAMinusZerosCodeIsUnspecifiedInTransformerEngine) {
+  QuantizeConfig te = config(OutputDtype::kFloat8E4m3fn, 1, 32, ScaleLayout::kLogical);
+  te.profile = ProfileId::kTransformerEngineMxfp8;
+  te.block_shape = BlockShape::k1x32;
+  std::vector<std::uint16_t> input(32, 0x3F80);  // 1.0
+  input[0] = 0x8000;                             // -0
+  input[1] = 0xB580;                             // -2^-20: scaled by 2^8 it is -2^-12, a -0 code
+  const std::vector<std::uint8_t> scale = {0x77};
+  std::vector<std::uint8_t> expected(32, 0x78);
+  expected[0] = expected[1] = 0x80;
+  std::vector<std::uint8_t> actual = expected;
+  actual[0] = 0x00;
+  EXPECT_TRUE(compare(te, input, expected, scale, actual, scale).equal());
+  actual[0] = 0x01;
+  EXPECT_EQ(compare(te, input, expected, scale, actual, scale).data_differences, 1u);
+  actual[0] = 0x00;
+  actual[1] = 0x00;
+  EXPECT_EQ(compare(te, input, expected, scale, actual, scale).data_differences, 1u);
+  QuantizeConfig floor = te;
+  floor.profile = ProfileId::kOcpFloor;
+  actual[1] = 0x80;
+  EXPECT_EQ(compare(floor, input, expected, scale, actual, scale).data_differences, 1u);
 }
 
 }  // namespace

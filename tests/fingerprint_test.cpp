@@ -41,6 +41,7 @@ TEST(Fingerprint, NamesEachProfileImplementation) {
       // FP4 codes under a NaN scale are the device's own (unspecified by the contract).
       {MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR_FP4_NAN_X86, "ocp-floor"},
       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_FP4_NAN_GPU, "torchao-rceil"},
+      {MXCONFORM_TEST_BACKEND_PROFILE_TE_MXFP8_NEGATIVE_ZERO_PLUS, "transformer-engine-mxfp8"},
       // What a plug-in computes counts, not what it declares.
       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_AS_OCP_FLOOR, "torchao-rceil"},
       {"scalar", "neuron emax_mode=emax fp8_nan=canonical lane_stride=0 high_parity=1"},

@@ -204,13 +204,16 @@ TEST(ProfileCertify, ABlockShapeTheBackendDoesNotDeclareIsNotCertified) {
 
 // The exhaustive element campaign is neuron-only: alone under ocp-floor it is a usage error (no
 // verdict on no case); beside the corpus it is skipped, and the certificate says why.
-// FP4 codes under a NaN scale as torchao writes them on x86 (0x33) and on a GPU (0x44): the
-// contract leaves them unspecified, so both plug-ins are CERTIFIED, though their bytes differ from
-// the oracle's +0 there on the campaign's NaN and Inf blocks (which the verdict shows it ran).
-TEST(ProfileCertify, Fp4CodesUnderANanScaleAreTheDevicesOwn) {
+// Bytes a profile's source leaves to the device: FP4 codes under a NaN scale as torchao writes them
+// on x86 (0x33) and on a GPU (0x44), and -0 to 0x00 as TransformerEngine's default kernel writes
+// it. The contract leaves them unspecified, so the plug-ins are CERTIFIED, though their bytes
+// differ from the oracle's there on the campaign's NaN, Inf and signed-zero blocks (each of these
+// tests fails when with_unspecified_from grades those bytes too).
+TEST(ProfileCertify, BytesTheSourceLeavesToTheDeviceAreNotGraded) {
   const std::pair<const char*, ProfileId> devices[] = {
       {MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR_FP4_NAN_X86, ProfileId::kOcpFloor},
       {MXCONFORM_TEST_BACKEND_PROFILE_TORCHAO_RCEIL_FP4_NAN_GPU, ProfileId::kTorchaoRceil},
+      {MXCONFORM_TEST_BACKEND_PROFILE_TE_MXFP8_NEGATIVE_ZERO_PLUS, ProfileId::kTransformerEngineMxfp8},
   };
   for (const auto& [backend, profile] : devices) {
     const Certificate certificate = certify_as(backend, profile);

@@ -194,12 +194,17 @@ def amax_profile(config, widened, fmt, rounding):
         shared = np.maximum(np.frexp(argument)[1] - 1 - fmt.emax, -E8M0_BIAS)
     e8m0 = np.where(special, E8M0_NAN, shared + E8M0_BIAS)
     # The data: x * 2^(127 - E8M0). ocp-floor rounds that product to fp32 (torchao multiplies by
-    # the fp32 reciprocal of the scale); microxcaling divides exactly (float64 holds it).
+    # the fp32 reciprocal of the scale); microxcaling's quotient is exact in float64 but for the
+    # sign of a zero (below).
     per_element = spread(np.ldexp(1.0, (E8M0_BIAS - np.where(special, 0, e8m0)).astype(np.int64)), shape)
     with np.errstate(invalid="ignore", over="ignore"):
         scaled = widened.astype(np.float64) * per_element
         if config["profile"] == "ocp-floor":
             scaled = scaled.astype(np.float32)
+        else:
+            # microxcaling divides in float32: a quotient of at most 2^-150 is a zero there, and
+            # its torch.sign(A) (0 for -0.0) makes that zero, and an input -0, a +0.
+            scaled = np.where(np.abs(scaled) <= 2.0 ** -150, 0.0, scaled)
     codes = narrow(scaled, fmt, "canonical", rounding)
     # Under scale 0xFF every element is NaN: FP8 0x7F, FP4 +0 (no NaN code), with the sign of an
     # input NaN.

@@ -88,14 +88,19 @@ struct CompareOptions {
   bool check_unnamed_rows = false;
 };
 
-// The expected data bytes with the elements the contract leaves unspecified taken from `actual`:
-// under a profile whose NaN/Inf rule is a block NaN (SpecialsRule::kBlockNan), the FP4 codes of a
-// block whose expected scale byte is 0xFF. That scale makes every element of the block NaN
-// whatever its code, OCP MX leaves the codes under it out of scope, and FP4 has no NaN code, so
-// torchao's bytes there depend on the device (docs/contract.md, "NaN and Inf in a block"). Every
-// other byte is `expected`'s; so is everything when `actual` is not of `expected`'s size. Every
+// The expected data bytes with the elements the contract leaves unspecified taken from `actual`
+// (docs/contract.md, "Profiles"):
+// - under a profile whose NaN/Inf rule is a block NaN (SpecialsRule::kBlockNan), the FP4 codes of
+//   a block whose expected scale byte is 0xFF. That scale makes every element of the block NaN
+//   whatever its code, OCP MX leaves the codes under it out of scope, and FP4 has no NaN code, so
+//   torchao's bytes there depend on the device ("NaN and Inf in a block");
+// - under transformer-engine-mxfp8, the sign of the zero code of an input -0: TransformerEngine's
+//   default kernel built with CUDA before 13.1 adds +0 in its scaling FMA and writes 0x00, the
+//   others 0x80 ("Scale rule", RCEIL satfinite). An actual byte of 0x00 or 0x80 there is taken.
+// Every other byte is `expected`'s; so is everything when a size does not fit `config`. Every
 // grading step (compare, certify's grade, fingerprint's match) compares against this.
-std::vector<std::uint8_t> with_unspecified_from(const QuantizeConfig& config, const std::vector<std::uint8_t>& expected_scale,
+std::vector<std::uint8_t> with_unspecified_from(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
+                                                const std::vector<std::uint8_t>& expected_scale,
                                                 std::vector<std::uint8_t> expected_data,
                                                 const std::vector<std::uint8_t>& actual_data);
 

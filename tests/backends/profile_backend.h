@@ -152,6 +152,8 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
         if (rules->rule == RULE_EVEN) bits = (bits + (1u << (22 - f.mbits))) & 0x7F800000u;
         unbiased = (int)((bits >> 23) & 0xFF) - 127 - emax + (rules->rule == RULE_CEIL && (bits & 0x7FFFFFu) ? 1 : 0);
         byte = (unbiased < -127 ? -127 : unbiased > 128 ? 128 : unbiased) + 127;
+        /* EVEN: an amax rounded up into Inf is not finite, and the block is NaN. */
+        if (bits == 0x7F800000u) byte = 255;
       } else if (rules->rule == RULE_LOG2_FLOOR) {
         int shared = ilogb(amax == 0 ? ldexp(1.0, -126) : amax) - emax;
         byte = (shared < -127 ? -127 : shared) + 127;
@@ -199,10 +201,18 @@ static int quantize_profile(const struct profile_rules* rules, const struct mxc_
             if (y < -f.max) y = -f.max;
             code = encode((float)y, &f, rules->ties);
           } else if (rules->rule == RULE_LOG2_FLOOR) {
-            code = encode(x * multiplier, &f, rules->ties);
+            /* x / 2^shared in fp32: a quotient that rounds to zero (at most 2^-150) is +0, since
+             * torch.sign(-0.0) is 0; so is -0. */
+            const double y = x * multiplier;
+            code = encode(fabs(y) <= ldexp(1.0, -150) ? 0.0 : y, &f, rules->ties);
           } else {
             code = encode((float)x * (float)multiplier, &f, rules->ties);
           }
+#ifdef PROFILE_NEGATIVE_ZERO_GIVES_PLUS_ZERO
+          /* As TransformerEngine's default kernel built with CUDA before 13.1: x * s + (+0) in one
+           * FMA makes -0 a +0. */
+          if (x == 0) code = 0;
+#endif
 #ifdef PROFILE_PLANTED_NIBBLE_SWAP
           /* Planted: the first element of each byte in the high nibble, the second in the low. */
           if (fp4) data[k / 2] |= (uint8_t)(k % 2 ? code : code << 4);
