@@ -85,6 +85,8 @@ int run_verify(int argc, char** argv) {
   const std::vector<std::uint16_t>& elements = input.bits;
   std::vector<std::uint8_t> expected_data, expected_scale;
   certify::oracle_bytes(config, elements, expected_data, expected_scale);
+  // Bytes the profile leaves unspecified are graded as whatever the file holds, as certify does.
+  expected_data = with_unspecified_from(config, elements, expected_scale, std::move(expected_data), data.bytes);
 
   // Every differing byte, grouped by the block (partition group, block column) it belongs to.
   const std::vector<bool> named = named_scale_rows(config);

@@ -394,5 +394,19 @@ expect_status 2 "verify a 32x1 FP4 high nibble flipped" "$mx" verify --profile m
 expect_output "the high nibble's block named" "block \(group 1, column 57\) rows 32-63, columns 57-57"
 expect_status 0 "the 32x1 FP4 repro replays against the oracle" "$mx" replay "$work/c.repro.yaml" --backend oracle
 check "the 32x1 FP4 repro is the [32, 4] window" grep -Eq "^ *shape: \[32, 4\]" "$work/c.repro.yaml"
+# Bytes the profile leaves unspecified (docs/contract.md, "NaN and Inf in a block"): an ocp-floor
+# FP4 row whose first block holds a NaN, written as torchao does on x86 (0x33 under scale 0xFF),
+# verifies; a wrong code in its second block (all ones: scale 127 - 2 = 125, 0x7D, and 1 * 2^2 = 4,
+# code 6, bytes 0x66) does not.
+"$python" -c "
+import numpy as np
+x = np.full((1, 64), 0x3F80, '<u2'); x[0, 0] = 0x7FC0; np.save('$work/nanrow.npy', x)
+d = np.array([[0x33] * 16 + [0x66] * 16], np.uint8); np.save('$work/nanrow.d.npy', d)
+np.save('$work/nanrow.s.npy', np.array([[0xFF, 0x7D]], np.uint8))
+d[0, 20] = 0x67; np.save('$work/nanrow2.d.npy', d)"
+expect_status 0 "verify takes any FP4 code under a NaN scale" "$mx" verify --profile ocp-floor --input "$work/nanrow.npy" \
+  --in-dtype bfloat16 --out-dtype fp4 --data "$work/nanrow.d.npy" --scale "$work/nanrow.s.npy"
+expect_status 2 "verify still grades the block beside it" "$mx" verify --profile ocp-floor --input "$work/nanrow.npy" \
+  --in-dtype bfloat16 --out-dtype fp4 --data "$work/nanrow2.d.npy" --scale "$work/nanrow.s.npy"
 
 finish bundle_test

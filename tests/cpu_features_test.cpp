@@ -90,7 +90,7 @@ TEST(CpuModel, AgreesWithProcCpuinfo) {
     const std::size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
     if (line.rfind("cpu family", 0) == 0) family = std::stol(line.substr(colon + 1));
-    else if (line.rfind("model\t", 0) == 0 || line.rfind("model ", 0) == 0) model = std::stol(line.substr(colon + 1));
+    else if (line.rfind("model", 0) == 0 && line.find_first_not_of(" \t", 5) == colon) model = std::stol(line.substr(colon + 1));
   }
   if (family < 0 || model < 0) GTEST_SKIP() << "no cpu family or model line in /proc/cpuinfo";
   const CpuModel cpu = detect_cpu_model();

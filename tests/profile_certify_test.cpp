@@ -202,8 +202,6 @@ TEST(ProfileCertify, ABlockShapeTheBackendDoesNotDeclareIsNotCertified) {
   for (const Tally& t : own.tallies) EXPECT_NE(t.configuration.find("block=1x32"), std::string::npos) << t.configuration;
 }
 
-// The exhaustive element campaign is neuron-only: alone under ocp-floor it is a usage error (no
-// verdict on no case); beside the corpus it is skipped, and the certificate says why.
 // Bytes a profile's source leaves to the device: FP4 codes under a NaN scale as torchao writes them
 // on x86 (0x33) and on a GPU (0x44), and -0 to 0x00 as TransformerEngine's default kernel writes
 // it. The contract leaves them unspecified, so the plug-ins are CERTIFIED, though their bytes
@@ -222,6 +220,8 @@ TEST(ProfileCertify, BytesTheSourceLeavesToTheDeviceAreNotGraded) {
   }
 }
 
+// The exhaustive element campaign is neuron-only: alone under ocp-floor it is a usage error (no
+// verdict on no case); beside the corpus it is skipped, and the certificate says why.
 TEST(ProfileCertify, TheExhaustiveCampaignIsSkippedOutsideNeuronAndSaysWhy) {
   CertifyOptions options;
   options.backend = MXCONFORM_TEST_BACKEND_PROFILE_OCP_FLOOR;

@@ -98,7 +98,8 @@ struct CompareOptions {
 //   default kernel built with CUDA before 13.1 adds +0 in its scaling FMA and writes 0x00, the
 //   others 0x80 ("Scale rule", RCEIL satfinite). An actual byte of 0x00 or 0x80 there is taken.
 // Every other byte is `expected`'s; so is everything when a size does not fit `config`. Every
-// grading step (compare, certify's grade, fingerprint's match) compares against this.
+// grading step (compare, certify's grade, bundle grade, verify, fingerprint's match) compares
+// against this.
 std::vector<std::uint8_t> with_unspecified_from(const QuantizeConfig& config, const std::vector<std::uint16_t>& input,
                                                 const std::vector<std::uint8_t>& expected_scale,
                                                 std::vector<std::uint8_t> expected_data,
