@@ -53,14 +53,16 @@ std::vector<std::string> nibble_block() {
   return values;
 }
 
-// The bytes the oracle gives `knobs` (a known configuration) for one deciding block, and in `used`
-// the configuration of that call; false when the configuration does not cover the case's dtype.
-bool expected_bytes(const QuantizeConfig& knobs, const DecidingCase& c, std::vector<std::uint8_t>& data,
-                    std::vector<std::uint8_t>& scale, QuantizeConfig* used = nullptr) {
+// The bytes the oracle gives `knobs` (a known configuration) for one deciding block, with the ones
+// the profile leaves unspecified taken from `actual` (with_unspecified_from); false when the
+// configuration does not cover the case's dtype.
+bool expected_bytes(const QuantizeConfig& knobs, const DecidingCase& c, const std::vector<std::uint8_t>& actual,
+                    std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scale) {
   QuantizeConfig config;
   if (!deciding_config(knobs, c, config)) return false;
-  oracle_bytes(config, deciding_input(config, c.input), data, scale);
-  if (used != nullptr) *used = config;
+  const std::vector<std::uint16_t> input = deciding_input(config, c.input);
+  oracle_bytes(config, input, data, scale);
+  data = with_unspecified_from(config, input, scale, std::move(data), actual);
   return true;
 }
 
@@ -509,11 +511,10 @@ void score(Fingerprint& fingerprint) {
     for (CaseObservation& seen : fingerprint.cases) {
       if (not_run(seen.outcome)) continue;
       std::vector<std::uint8_t> data, scale;
-      QuantizeConfig config;
-      const bool covered = expected_bytes(in_call_shape(k.knobs, fingerprint.call), *seen.deciding, data, scale, &config);
+      const bool covered =
+          expected_bytes(in_call_shape(k.knobs, fingerprint.call), *seen.deciding, seen.data, data, scale);
       const bool returned = seen.outcome == Outcome::kPass || seen.outcome == Outcome::kWrongResult;
-      if (covered && returned && scale == seen.scale &&
-          with_unspecified_from(config, deciding_input(config, seen.deciding->input), scale, data, seen.data) == seen.data) {
+      if (covered && returned && data == seen.data && scale == seen.scale) {
         const std::string reading = axis_value(seen.deciding->axis, k.knobs);
         if (std::find(seen.readings.begin(), seen.readings.end(), reading) == seen.readings.end()) {
           seen.readings.push_back(reading);

@@ -164,15 +164,15 @@ std::vector<std::uint8_t> with_unspecified_from(const QuantizeConfig& config, co
       actual_data.size() != g.data_bytes || expected_scale.size() != g.scale_bytes) {
     return expected_data;
   }
-  if (config.profile == ProfileId::kTransformerEngineMxfp8 && !is_fp4(config.output)) {
+  const Profile& contract = profile(config.profile);
+  if (contract.negative_zero_sign_open && !is_fp4(config.output)) {
     constexpr std::uint16_t kNegativeZero = 0x8000;  // bfloat16 and float16 alike
-    constexpr std::uint8_t kSign = 0x80;
+    constexpr std::uint8_t kSign = 0x80;             // every FP8 format's sign bit
     for (std::size_t k = 0; k < input.size(); ++k) {
       if (input[k] == kNegativeZero && (actual_data[k] & ~kSign) == 0) expected_data[k] = actual_data[k];
     }
-    return expected_data;
   }
-  if (!is_fp4(config.output) || profile(config.profile).specials != SpecialsRule::kBlockNan) return expected_data;
+  if (!is_fp4(config.output) || contract.specials != SpecialsRule::kBlockNan) return expected_data;
   for (std::size_t i = 0; i < g.data_bytes; ++i) {
     for (std::size_t position = 2 * i; position < 2 * i + 2; ++position) {
       const std::size_t k = config.fp4_lane_stride == 0 ? position : lane_remap(position, config.fp4_lane_stride);

@@ -37,7 +37,7 @@ const std::vector<Profile> kProfiles = {
      "NVIDIA TransformerEngine MXFP8: RCEIL with satfinite, NaN dropped from amax, Inf -> 0xFE",
      "NVIDIA/TransformerEngine transformer_engine/common/util/ptx_arch_spec.cuh", ScaleRule::kRceilSatfinite,
      SpecialsRule::kNanDroppedInfMax, ElementRounding::kNearestEven, Overflow::kSaturate, Fp4NanCode::kSignedZero, 0,
-     false, kFirst, kFirst, kSecond, bit(BlockShape::k1x32) | bit(BlockShape::k32x1), false, BlockShape::k1x32},
+     false, kFirst, kFirst, kSecond, bit(BlockShape::k1x32) | bit(BlockShape::k32x1), false, BlockShape::k1x32, true},
     {ProfileId::kMicroxcaling, "microxcaling", "microsoft/microxcaling: floor(log2 amax), elements ties away from zero",
      "microsoft/microxcaling mx/mx_ops.py", ScaleRule::kLog2Floor, SpecialsRule::kBlockNan, ElementRounding::kTiesAway,
      Overflow::kSaturate, Fp4NanCode::kSignedZero, 0, true, kFirst, kFirst, kSecond,

@@ -94,7 +94,8 @@ struct CompareOptions {
 //   a block whose expected scale byte is 0xFF. That scale makes every element of the block NaN
 //   whatever its code, OCP MX leaves the codes under it out of scope, and FP4 has no NaN code, so
 //   torchao's bytes there depend on the device ("NaN and Inf in a block");
-// - under transformer-engine-mxfp8, the sign of the zero code of an input -0: TransformerEngine's
+// - under a profile with Profile::negative_zero_sign_open (transformer-engine-mxfp8), the sign
+//   of the FP8 zero code of an input -0: TransformerEngine's
 //   default kernel built with CUDA before 13.1 adds +0 in its scaling FMA and writes 0x00, the
 //   others 0x80 ("Scale rule", RCEIL satfinite). An actual byte of 0x00 or 0x80 there is taken.
 // Every other byte is `expected`'s; so is everything when a size does not fit `config`. Every

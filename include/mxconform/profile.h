@@ -83,6 +83,9 @@ struct Profile {
   std::uint32_t block_shapes;
   bool lane_knobs;               // FP4 lane stride and parity free; else stride 0, parity 1 (byte = c0 | c1 << 4)
   BlockShape default_shape;
+  // The sign of an input -0's FP8 code is left open (0x00 and 0x80 both conform): the quantizer's
+  // own kernels disagree on it (TransformerEngine; docs/contract.md, "Scale rule").
+  bool negative_zero_sign_open = false;
 };
 
 // Every profile, in id order.
