@@ -131,29 +131,42 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
   using L = simd::LaneConstants<kInput, Format>;
 
   // D + L::kHalfLessOne per lane, from each lane's E8M0.
-  MXCONFORM_AVX2 static __m256i rebias(__m256i e8m0) {
-    return _mm256_sub_epi16(_mm256_set1_epi16(lane16(L::kRebias)), _mm256_slli_epi16(e8m0, L::kInputMantissa));
+  MXCONFORM_AVX2 __m256i rebias(__m256i e8m0) const {
+    return _mm256_sub_epi16(rebias_base_, _mm256_slli_epi16(e8m0, L::kInputMantissa));
   }
 
   MXCONFORM_AVX2 LaneNarrow16()
       : magnitude_mask_(opaque(_mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask)))),
         one_(opaque(_mm256_set1_epi16(1))),
-        max_code_(opaque(_mm256_set1_epi16(lane16(Format::kMaxCode)))),
-        window_start_(opaque(_mm256_set1_epi16(lane16(L::kWindowStart)))),
+        rebias_base_(opaque(_mm256_set1_epi16(lane16(L::kRebias)))),
+        field_max_(opaque(_mm256_set1_epi16(lane16(Float32::kExponentFieldMax)))),
+        normal_(opaque(_mm256_set1_epi16(lane16(L::kNormal + L::kHalfLessOne)))),
+        implicit_one_(opaque(_mm256_set1_epi16(lane16(L::kNormal)))),
+        mantissa_mask_(opaque(_mm256_set1_epi16(lane16(L::kNormal - 1)))),
+        index_offset_(opaque(_mm256_set1_epi16(lane16(((Format::kMantissaBits + 2) << L::kInputMantissa) - L::kHalfLessOne)))),
         above_quarter_(opaque(_mm256_set1_epi16(lane16(-L::kNormal + L::kHalfLessOne)))),
         half_up_(opaque(_mm256_set1_epi16(lane16(L::kNormal / 2 - 1 + L::kHalfLessOne)))),
         max_code_bytes_(opaque(_mm256_set1_epi8(static_cast<char>(Format::kMaxCode)))),
         sign_bytes_(opaque(_mm256_set1_epi8(static_cast<char>(Format::kSignMask)))) {}
 
+  // Above every t + L::kHalfLessOne: where a row's `lowest` starts.
+  MXCONFORM_AVX2 __m256i largest_t() const { return magnitude_mask_; }  // 0x7FFF
+  // 1 in every lane.
+  MXCONFORM_AVX2 __m256i one() const { return one_; }
+  // True when a lane of `fields` is the fp32 exponent field of Inf and NaN.
+  MXCONFORM_AVX2 bool any_special(__m256i fields) const {
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi16(fields, field_max_)) != 0;
+  }
+
   // The magnitude bits of sixteen inputs.
   MXCONFORM_AVX2 __m256i magnitude(__m256i v) const { return _mm256_and_si256(v, magnitude_mask_); }
 
   // Codes of sixteen inputs `v` whose lanes' D + L::kHalfLessOne are `rebiased`, with the sign left
-  // out: FP4 codes in [0, 7]; FP8 codes still to be clamped to [0, max code] (fp8_bytes does).
-  // Lanes the formula cannot decide lower `flags` below L::kWindowWidth (FP8 subnormal band) and
-  // `input_flags` below L::kNormal - 1 (general path: a subnormal input).
+  // out, still to be clamped to [0, max code] (fp8_bytes and store_fp4_row do, on bytes). FP8
+  // lowers `lowest` to the smallest t + L::kHalfLessOne (may_reach_subnormal_band reads it); the
+  // general path lowers `input_flags` below L::kNormal - 1 for a subnormal input.
   template <bool kGeneral>
-  MXCONFORM_AVX2 __m256i codes(__m256i v, __m256i rebiased, __m256i& flags, __m256i& input_flags) const {
+  MXCONFORM_AVX2 __m256i codes(__m256i v, __m256i rebiased, __m256i& lowest, __m256i& input_flags) const {
     const __m256i magnitude = _mm256_and_si256(v, magnitude_mask_);
     const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(v, L::kShift), one_);
@@ -161,13 +174,13 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
     if (L::kFp4) {
       // The band's code, 0, 1 or 2, is at least the formula's there (at most 0 below t = 0, and
       // RNE(t / 2^s) of at most 1 or 2 above), and at most 2, the smallest normal code: so the
-      // larger of the two is right in every lane.
+      // larger of the two is right in every lane (and stays so once clamped to the max code).
       const __m256i above_quarter = _mm256_cmpgt_epi16(t, above_quarter_);
       const __m256i half_up = _mm256_cmpgt_epi16(t, half_up_);
       const __m256i subnormal = _mm256_sub_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), above_quarter), half_up);
-      code = _mm256_max_epi16(_mm256_min_epi16(code, max_code_), subnormal);
+      code = _mm256_max_epi16(code, subnormal);
     } else {
-      flags = _mm256_min_epu16(flags, _mm256_sub_epi16(t, window_start_));
+      lowest = _mm256_min_epi16(lowest, t);
     }
     if (kGeneral) {
       code = _mm256_min_epi16(code, magnitude);  // zeros: 0; every normal input exceeds every code
@@ -187,11 +200,26 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
     return _mm256_permute4x64_epi64(_mm256_or_si256(magnitudes, signs), 0b11'01'10'00);
   }
 
-  // True when a row's `flags` name a lane in the FP8 subnormal band.
-  MXCONFORM_AVX2 static bool in_subnormal_band(__m256i flags) {
+  // FP4: 32 codes (two vectors of u16 lanes; with kClamp any int16 value, clamped here to
+  // [0, max code]) and their inputs' signs -> 32 signed codes as bytes, in the lane order of
+  // _mm256_packus_epi16, which keeps each pair of columns (2j, 2j + 1) in adjacent bytes.
+  template <bool kClamp>
+  MXCONFORM_AVX2 __m256i fp4_bytes(__m256i in0, __m256i in1, __m256i codes0, __m256i codes1) const {
+    __m256i magnitudes = _mm256_packus_epi16(codes0, codes1);
+    if (kClamp) magnitudes = _mm256_min_epu8(magnitudes, max_code_bytes_);
+    // Bit 7 of each signed-saturated byte is its input's sign; a 16-bit shift by 4 takes both
+    // bytes' to bit 3, and the mask drops what crossed from the high byte.
+    const __m256i signs = _mm256_and_si256(_mm256_srli_epi16(_mm256_packs_epi16(in0, in1), 4), sign_bytes_);
+    return _mm256_or_si256(magnitudes, signs);
+  }
+
+  // FP8: false when no lane of a row is below the normal band (every t >= 2^mi; `lowest` as
+  // codes() left it). True also when the lanes below are below the subnormal band too (t < K),
+  // whose codes the formula already has right.
+  MXCONFORM_AVX2 bool may_reach_subnormal_band(__m256i lowest) const {
     if (L::kFp4) return false;
-    const __m256i hit = _mm256_subs_epu16(_mm256_set1_epi16(lane16(L::kWindowWidth)), flags);
-    return !_mm256_testz_si256(hit, hit);
+    const __m256i below = _mm256_cmpgt_epi16(normal_, lowest);
+    return !_mm256_testz_si256(below, below);
   }
 
   // True when a row's `input_flags` name a subnormal input (general path only).
@@ -208,39 +236,39 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
   // binades less: the table makes those 0. A carry out of the band gives 2^m, the smallest
   // normal code.
   template <bool kGeneral>
-  MXCONFORM_AVX2 static __m256i with_subnormal_band(__m256i v, __m256i rebiased, __m256i code) {
+  MXCONFORM_AVX2 __m256i with_subnormal_band(__m256i v, __m256i rebiased, __m256i code) const {
     static_assert(!L::kFp4, "FP4 decides its subnormal band in codes()");
     constexpr int kSignificandShift = L::kInputMantissa + 1;
-    constexpr int kIndexOffset = Format::kMantissaBits + 2;  // table index E + m + 2
-    const __m256i magnitude = _mm256_and_si256(v, _mm256_set1_epi16(lane16(Bfloat16::kMagnitudeMask)));
+    const __m256i magnitude = _mm256_and_si256(v, magnitude_mask_);
     const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
     // Indices 0 and 1 (E = -m - 1 and below, clamped to 0) give 0; so does every high byte.
     const __m256i scales = _mm256_setr_epi8(0, 0, 1 << 0, 1 << 1, 1 << 2, Format::kMantissaBits >= 3 ? 1 << 3 : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                             0, 0, 1 << 0, 1 << 1, 1 << 2, Format::kMantissaBits >= 3 ? 1 << 3 : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    const __m256i index = _mm256_max_epi16(
-        _mm256_srai_epi16(_mm256_add_epi16(t, _mm256_set1_epi16(lane16((kIndexOffset << L::kInputMantissa) - L::kHalfLessOne))),
-                          L::kInputMantissa),
-        _mm256_setzero_si256());
-    const __m256i significand = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi16(lane16(L::kNormal - 1))),
-                                                _mm256_set1_epi16(lane16(L::kNormal)));
+    // The table index E + m + 2.
+    const __m256i index = _mm256_max_epi16(_mm256_srai_epi16(_mm256_add_epi16(t, index_offset_), L::kInputMantissa),
+                                           _mm256_setzero_si256());
+    const __m256i significand = _mm256_or_si256(_mm256_and_si256(v, mantissa_mask_), implicit_one_);
     const __m256i scaled = _mm256_mullo_epi16(significand, _mm256_shuffle_epi8(scales, index));
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(scaled, kSignificandShift), _mm256_set1_epi16(1));
-    const __m256i half_less_one = _mm256_set1_epi16(lane16((1 << (kSignificandShift - 1)) - 1));
-    const __m256i subnormal = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(scaled, half_less_one), lsb), kSignificandShift);
-    const __m256i below_normal = _mm256_cmpgt_epi16(_mm256_set1_epi16(lane16(L::kNormal + L::kHalfLessOne)), t);
-    code = _mm256_blendv_epi8(code, subnormal, below_normal);
+    // Rounded to nearest even by the shift: 2^(kSignificandShift - 1) - 1 is the mantissa mask.
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(scaled, kSignificandShift), one_);
+    const __m256i subnormal = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(scaled, mantissa_mask_), lsb), kSignificandShift);
+    code = _mm256_blendv_epi8(code, subnormal, _mm256_cmpgt_epi16(normal_, t));
     return kGeneral ? _mm256_min_epi16(code, magnitude) : code;
   }
 
  private:
   __m256i magnitude_mask_;
   __m256i one_;
-  __m256i max_code_;
-  __m256i window_start_;   // FP8
-  __m256i above_quarter_;  // FP4: t + L::kHalfLessOne above this is y > 0.25
-  __m256i half_up_;        // FP4: t + L::kHalfLessOne above this is y >= 0.75
+  __m256i rebias_base_;
+  __m256i field_max_;
+  __m256i normal_;          // t + L::kHalfLessOne below this is below the normal band
+  __m256i implicit_one_;    // FP8, with_subnormal_band: 2^mi
+  __m256i mantissa_mask_;   // 2^mi - 1
+  __m256i index_offset_;    // FP8, with_subnormal_band: (m + 2) << mi, less L::kHalfLessOne
+  __m256i above_quarter_;   // FP4: t + L::kHalfLessOne above this is y > 0.25
+  __m256i half_up_;         // FP4: t + L::kHalfLessOne above this is y >= 0.75
   __m256i max_code_bytes_;
-  __m256i sign_bytes_;
+  __m256i sign_bytes_;      // the sign bit of a code byte (FP4: of its nibble)
 };
 
 // simd::quantize_tensor's `Chunks` (chunk_loop.h): chunk() writes a chunk's data bytes to `out`
@@ -338,29 +366,25 @@ MXCONFORM_AVX2 inline __m128i scale_bytes(const __m256i (&e8m0)[kVectors]) {
 
 using simd::store_bytes;
 
-// FP4: one row of a chunk, 16 * kVectors codes in [0, 7] and their inputs' signs -> nibbles
-// (stride 0; kHighParity as in step 6).
-template <int kHighParity, bool kStream, int kVectors>
-MXCONFORM_AVX2 inline void store_fp4_row(const __m256i (&in)[kVectors], const __m256i (&codes)[kVectors], std::uint8_t* out) {
-  using Format = E2M1;
-  // Element pairs (2j, 2j + 1) as u32 lanes -> one byte of two nibbles by a multiply-add.
-  constexpr int kNibble = 1 << Format::kBits;
-  const __m256i weights = _mm256_set1_epi32(kHighParity == 1 ? (kNibble << 16 | 1) : (1 << 16 | kNibble));
-  constexpr int kSignShift = Bfloat16::kBits - Format::kBits;
-  const __m256i sign_bit = _mm256_set1_epi16(lane16(Format::kSignMask));
-  __m256i pairs[kVectors];
+// FP4: one row of a chunk, 16 * kVectors codes (clamped here with kClamp) and their inputs'
+// signs -> nibbles (stride 0; kHighParity as in step 6).
+template <int kHighParity, bool kStream, bool kClamp, int kVectors, class Lanes>
+MXCONFORM_AVX2 inline void store_fp4_row(const Lanes& lanes, const __m256i (&in)[kVectors], const __m256i (&codes)[kVectors],
+                                         std::uint8_t* out) {
+  // Each pair of signed code bytes (2j, 2j + 1) -> one byte of two nibbles, by a multiply-add.
+  constexpr int kNibble = 1 << E2M1::kBits;
+  const __m256i weights = _mm256_set1_epi16(lane16(kHighParity == 1 ? (kNibble << 8 | 1) : (1 << 8 | kNibble)));
+  __m256i pairs[kVectors / 2];
   #pragma GCC unroll 8
-  for (int v = 0; v < kVectors; ++v) {
-    const __m256i signed_codes = _mm256_or_si256(codes[v], _mm256_and_si256(_mm256_srli_epi16(in[v], kSignShift), sign_bit));
-    pairs[v] = _mm256_madd_epi16(signed_codes, weights);  // u32: 8 bytes per vector, 4 | 4
+  for (int v = 0; v < kVectors; v += 2) {
+    pairs[v / 2] = _mm256_maddubs_epi16(lanes.template fp4_bytes<kClamp>(in[v], in[v + 1], codes[v], codes[v + 1]), weights);
   }
+  // Within each 128-bit half the bytes hold 4-byte groups of 8 columns in the order 0 2 4 6 | 1 3 5 7.
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   if constexpr (kVectors == 4) {
-    const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(pairs[0], pairs[1]), _mm256_packus_epi32(pairs[2], pairs[3]));
-    store_bytes<kStream>(out, _mm256_permutevar8x32_epi32(bytes, order));
+    store_bytes<kStream>(out, _mm256_permutevar8x32_epi32(_mm256_packus_epi16(pairs[0], pairs[1]), order));
   } else {
-    const __m256i words = _mm256_packus_epi32(pairs[0], pairs[1 % kVectors]);
-    const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(words, words), order);
+    const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(pairs[0], pairs[0]), order);
     store_bytes<kStream>(out, _mm256_castsi256_si128(bytes));
   }
 }
@@ -377,7 +401,7 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
   const __m256i nan_code = _mm256_set1_epi32(t.nan_code);
   __m256i rebiased[kVectors];
   #pragma GCC unroll 8
-  for (int v = 0; v < kVectors; ++v) rebiased[v] = Lane16::rebias(e8m0[v]);
+  for (int v = 0; v < kVectors; ++v) rebiased[v] = lanes.rebias(e8m0[v]);
   std::uint8_t* out_row = out.data;
   for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out.stride) {
     if constexpr (kPath == ChunkPath::kSpecial) {
@@ -393,17 +417,19 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
     }
     __m256i in[kVectors];
     __m256i codes[kVectors];
-    __m256i flags = _mm256_set1_epi16(-1);
+    __m256i lowest = lanes.largest_t();
     __m256i input_flags = _mm256_set1_epi16(-1);
     #pragma GCC unroll 8
     for (int v = 0; v < kVectors; ++v) {
       in[v] = load16(row + kVectorCols * v);
-      codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], flags, input_flags);
+      codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], lowest, input_flags);
     }
     if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], false, nan_code);
-    } else if (Lane16::in_subnormal_band(flags)) {
+    } else if (lanes.may_reach_subnormal_band(lowest)) {
+      // Every vector of the row, without a branch per vector: which vectors hold the lanes
+      // below 2^mi is data, and mispredicted branches cost more than the work they skip.
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template with_subnormal_band<kGeneral>(in[v], rebiased[v], codes[v]);
     }
@@ -424,7 +450,7 @@ MXCONFORM_AVX2 inline void narrow_rows_fp4(const Tensor& t, const LaneNarrow16<k
   const __m256i nan_code = _mm256_set1_epi32(t.nan_code);
   __m256i rebiased[kVectors];
   #pragma GCC unroll 8
-  for (int v = 0; v < kVectors; ++v) rebiased[v] = Lane16::rebias(e8m0[v]);
+  for (int v = 0; v < kVectors; ++v) rebiased[v] = lanes.rebias(e8m0[v]);
   std::uint8_t* out_row = out.data;
   for (std::size_t r = 0; r < kBlockRows; ++r, row += t.free, out_row += out.stride) {
     __m256i in[kVectors];
@@ -435,16 +461,16 @@ MXCONFORM_AVX2 inline void narrow_rows_fp4(const Tensor& t, const LaneNarrow16<k
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], true, nan_code);
     } else {
-      __m256i flags = _mm256_set1_epi16(-1);  // FP4 flags no lanes
+      __m256i lowest = _mm256_setzero_si256();  // FP8 only
       __m256i input_flags = _mm256_set1_epi16(-1);
       #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], flags, input_flags);
+      for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], lowest, input_flags);
       if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
         #pragma GCC unroll 8
         for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], false, nan_code);
       }
     }
-    store_fp4_row<kHighParity, kStream>(in, codes, out_row);
+    store_fp4_row<kHighParity, kStream, kPath != ChunkPath::kSpecial>(lanes, in, codes, out_row);
   }
 }
 
@@ -493,7 +519,7 @@ MXCONFORM_AVX2 void Avx2Chunks::chunk(const Tensor& t, const LaneNarrow16<kInput
     fields[v] = fp32_fields<kInput>(spread_group_max(maxima[v]));
     highest = _mm256_max_epu16(highest, fields[v]);
     lowest = _mm256_min_epu16(lowest, fields[v]);
-    e8m0[v] = _mm256_max_epi16(_mm256_sub_epi16(fields[v], _mm256_set1_epi16(lane16(bias))), _mm256_set1_epi16(1));
+    e8m0[v] = _mm256_max_epi16(_mm256_sub_epi16(fields[v], _mm256_set1_epi16(lane16(bias))), lanes.one());
   }
   const __m128i scales = scale_bytes(e8m0);
   std::uint8_t* scale_out = t.scale + scale_row * t.scale_cols + col / kBlockCols;
@@ -502,8 +528,7 @@ MXCONFORM_AVX2 void Avx2Chunks::chunk(const Tensor& t, const LaneNarrow16<kInput
   } else {
     _mm_storel_epi64(reinterpret_cast<__m128i*>(scale_out), scales);
   }
-  const bool special = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
-                           highest, _mm256_set1_epi16(lane16(Float32::kExponentFieldMax)))) != 0;
+  const bool special = lanes.any_special(highest);
   // Clean: E8M0 >= kMinE8m0 for every block, i.e. field >= kMinE8m0 + bias (kMinE8m0 > 1), or
   // every input normal.
   bool clean = _mm256_movemask_epi8(_mm256_cmpgt_epi16(_mm256_set1_epi16(lane16(Lane16::kMinE8m0 + bias)), lowest)) == 0;
