@@ -147,10 +147,9 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
         above_quarter_(opaque(_mm256_set1_epi16(lane16(-L::kNormal + L::kHalfLessOne)))),
         half_up_(opaque(_mm256_set1_epi16(lane16(L::kNormal / 2 - 1 + L::kHalfLessOne)))),
         max_code_bytes_(opaque(_mm256_set1_epi8(static_cast<char>(Format::kMaxCode)))),
+        normal_code_bytes_(opaque(_mm256_set1_epi8(static_cast<char>(1 << Format::kMantissaBits)))),
         sign_bytes_(opaque(_mm256_set1_epi8(static_cast<char>(Format::kSignMask)))) {}
 
-  // Above every t + L::kHalfLessOne: where a row's `lowest` starts.
-  MXCONFORM_AVX2 __m256i largest_t() const { return magnitude_mask_; }  // 0x7FFF
   // 1 in every lane.
   MXCONFORM_AVX2 __m256i one() const { return one_; }
   // True when a lane of `fields` is the fp32 exponent field of Inf and NaN.
@@ -162,11 +161,10 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
   MXCONFORM_AVX2 __m256i magnitude(__m256i v) const { return _mm256_and_si256(v, magnitude_mask_); }
 
   // Codes of sixteen inputs `v` whose lanes' D + L::kHalfLessOne are `rebiased`, with the sign left
-  // out, still to be clamped to [0, max code] (fp8_bytes and store_fp4_row do, on bytes). FP8
-  // lowers `lowest` to the smallest t + L::kHalfLessOne (may_reach_subnormal_band reads it); the
-  // general path lowers `input_flags` below L::kNormal - 1 for a subnormal input.
+  // out, still to be clamped to [0, max code] (fp8_magnitudes and store_fp4_row do, on bytes).
+  // The general path lowers `input_flags` below L::kNormal - 1 for a subnormal input.
   template <bool kGeneral>
-  MXCONFORM_AVX2 __m256i codes(__m256i v, __m256i rebiased, __m256i& lowest, __m256i& input_flags) const {
+  MXCONFORM_AVX2 __m256i codes(__m256i v, __m256i rebiased, __m256i& input_flags) const {
     const __m256i magnitude = _mm256_and_si256(v, magnitude_mask_);
     const __m256i t = _mm256_add_epi16(magnitude, rebiased);  // t + L::kHalfLessOne
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi16(v, L::kShift), one_);
@@ -179,8 +177,6 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
       const __m256i half_up = _mm256_cmpgt_epi16(t, half_up_);
       const __m256i subnormal = _mm256_sub_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), above_quarter), half_up);
       code = _mm256_max_epi16(code, subnormal);
-    } else {
-      lowest = _mm256_min_epi16(lowest, t);
     }
     if (kGeneral) {
       code = _mm256_min_epi16(code, magnitude);  // zeros: 0; every normal input exceeds every code
@@ -190,11 +186,15 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
   }
 
   // FP8: 32 codes (two vectors of u16 lanes; with kClamp any int16 value, clamped here to
-  // [0, max code]) and their inputs' signs -> 32 bytes in column order.
+  // [0, max code]) -> 32 code bytes without their signs, in _mm256_packus_epi16's lane order.
   template <bool kClamp>
-  MXCONFORM_AVX2 __m256i fp8_bytes(__m256i in0, __m256i in1, __m256i codes0, __m256i codes1) const {
-    __m256i magnitudes = _mm256_packus_epi16(codes0, codes1);  // saturates to [0, 255]
-    if (kClamp) magnitudes = _mm256_min_epu8(magnitudes, max_code_bytes_);
+  MXCONFORM_AVX2 __m256i fp8_magnitudes(__m256i codes0, __m256i codes1) const {
+    const __m256i magnitudes = _mm256_packus_epi16(codes0, codes1);  // saturates to [0, 255]
+    return kClamp ? _mm256_min_epu8(magnitudes, max_code_bytes_) : magnitudes;
+  }
+
+  // FP8: fp8_magnitudes' bytes and their 32 inputs' signs -> 32 bytes in column order.
+  MXCONFORM_AVX2 __m256i fp8_bytes(__m256i in0, __m256i in1, __m256i magnitudes) const {
     // The sign bit of each input lands on bit 7 of its signed-saturated byte.
     const __m256i signs = _mm256_and_si256(_mm256_packs_epi16(in0, in1), sign_bytes_);
     return _mm256_permute4x64_epi64(_mm256_or_si256(magnitudes, signs), 0b11'01'10'00);
@@ -213,12 +213,17 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
     return _mm256_or_si256(magnitudes, signs);
   }
 
-  // FP8: false when no lane of a row is below the normal band (every t >= 2^mi; `lowest` as
-  // codes() left it). True also when the lanes below are below the subnormal band too (t < K),
-  // whose codes the formula already has right.
-  MXCONFORM_AVX2 bool may_reach_subnormal_band(__m256i lowest) const {
-    if (L::kFp4) return false;
-    const __m256i below = _mm256_cmpgt_epi16(normal_, lowest);
+  // FP8: false when no code of a row's fp8_magnitudes is below 2^m, the smallest normal code.
+  // The formula gives a code below 2^m exactly where t < 2^mi (y below the normal band), except
+  // at the band's top, where it rounds up to 2^m as the band's own rounding does. True also for
+  // a row whose low lanes are below the subnormal band (t < K, code 0 already right).
+  template <int kPairs>
+  MXCONFORM_AVX2 bool below_normal_codes(const __m256i (&magnitudes)[kPairs]) const {
+    static_assert(!L::kFp4);
+    __m256i smallest = magnitudes[0];
+    #pragma GCC unroll 8
+    for (int p = 1; p < kPairs; ++p) smallest = _mm256_min_epu8(smallest, magnitudes[p]);
+    const __m256i below = _mm256_subs_epu8(normal_code_bytes_, smallest);
     return !_mm256_testz_si256(below, below);
   }
 
@@ -268,6 +273,7 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
   __m256i above_quarter_;   // FP4: t + L::kHalfLessOne above this is y > 0.25
   __m256i half_up_;         // FP4: t + L::kHalfLessOne above this is y >= 0.75
   __m256i max_code_bytes_;
+  __m256i normal_code_bytes_;  // FP8: 2^m, the smallest normal code
   __m256i sign_bytes_;      // the sign bit of a code byte (FP4: of its nibble)
 };
 
@@ -411,31 +417,38 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
         const __m256i in1 = load16(row + kVectorCols * (v + 1));
         const __m256i codes0 = fp32_codes<kInput, Format>(in0, e8m0[v], true, nan_code);
         const __m256i codes1 = fp32_codes<kInput, Format>(in1, e8m0[v + 1], true, nan_code);
-        store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<false>(in0, in1, codes0, codes1));
+        store_bytes<kStream>(out_row + kVectorCols * v, lanes.fp8_bytes(in0, in1, lanes.template fp8_magnitudes<false>(codes0, codes1)));
       }
       continue;
     }
+    constexpr int kPairs = kVectors / 2;
     __m256i in[kVectors];
     __m256i codes[kVectors];
-    __m256i lowest = lanes.largest_t();
+    __m256i magnitudes[kPairs];
     __m256i input_flags = _mm256_set1_epi16(-1);
     #pragma GCC unroll 8
     for (int v = 0; v < kVectors; ++v) {
       in[v] = load16(row + kVectorCols * v);
-      codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], lowest, input_flags);
+      codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], input_flags);
     }
+    #pragma GCC unroll 8
+    for (int p = 0; p < kPairs; ++p) magnitudes[p] = lanes.template fp8_magnitudes<true>(codes[2 * p], codes[2 * p + 1]);
     if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], false, nan_code);
-    } else if (lanes.may_reach_subnormal_band(lowest)) {
-      // Every vector of the row, without a branch per vector: which vectors hold the lanes
-      // below 2^mi is data, and mispredicted branches cost more than the work they skip.
+      #pragma GCC unroll 8
+      for (int p = 0; p < kPairs; ++p) magnitudes[p] = lanes.template fp8_magnitudes<true>(codes[2 * p], codes[2 * p + 1]);
+    } else if (lanes.below_normal_codes(magnitudes)) {
+      // Rare. Every vector of the row, without a branch per vector: which vectors hold the
+      // lanes below 2^mi is data, and mispredicted branches cost more than the work they skip.
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template with_subnormal_band<kGeneral>(in[v], rebiased[v], codes[v]);
+      #pragma GCC unroll 8
+      for (int p = 0; p < kPairs; ++p) magnitudes[p] = lanes.template fp8_magnitudes<true>(codes[2 * p], codes[2 * p + 1]);
     }
     #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; v += 2) {
-      store_bytes<kStream>(out_row + kVectorCols * v, lanes.template fp8_bytes<true>(in[v], in[v + 1], codes[v], codes[v + 1]));
+    for (int p = 0; p < kPairs; ++p) {
+      store_bytes<kStream>(out_row + 2 * kVectorCols * p, lanes.fp8_bytes(in[2 * p], in[2 * p + 1], magnitudes[p]));
     }
   }
 }
@@ -461,10 +474,9 @@ MXCONFORM_AVX2 inline void narrow_rows_fp4(const Tensor& t, const LaneNarrow16<k
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], true, nan_code);
     } else {
-      __m256i lowest = _mm256_setzero_si256();  // FP8 only
       __m256i input_flags = _mm256_set1_epi16(-1);
       #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], lowest, input_flags);
+      for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], input_flags);
       if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
         #pragma GCC unroll 8
         for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], false, nan_code);
