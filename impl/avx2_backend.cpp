@@ -116,8 +116,9 @@ MXCONFORM_AVX2 inline __m256i opaque(__m256i value) {
 //   The shifted value is negative there; the byte pack (FP8) or the band select (FP4) makes 0.
 // - K <= t < 2^mi: y is in the element's subnormal band. FP4 has two binades there, decided
 //   in place: t in [0, 2^mi) is y in [0.5, 1) -> 1, or 2 when its mantissa is at least half;
-//   t in (-2^mi, 0) is y in (0.25, 0.5) -> 1; t = -2^mi is y = 0.25, a tie -> 0. For FP8 such a
-//   lane is flagged and its row recomputed by with_subnormal_band() before it is stored.
+//   t in (-2^mi, 0) is y in (0.25, 0.5) -> 1; t = -2^mi is y = 0.25, a tie -> 0. For FP8 the
+//   formula gives such a lane a code below 2^m (below_normal_codes finds it on the packed
+//   bytes) and its row is recomputed by with_subnormal_band() before it is stored.
 // Zeros and inputs that are not normal do not follow the formula for t. When every block of a
 // chunk has E8M0 >= kMinE8m0, D <= -(m + 1) * 2^mi puts every such lane below K (the "clean"
 // path). Otherwise (the "general" path) zeros are forced to code 0 and subnormal inputs are
