@@ -522,6 +522,9 @@ MXCONFORM_AVX2 void Avx2Chunks::chunk(const Tensor& t, const LaneNarrow16<kInput
       if (kTrackSmallest) smallest = _mm256_min_epu16(smallest, magnitude);
     }
   }
+  // FP8: left alone, GCC defers the minimum to the branch that reads it and keeps all 32
+  // magnitudes on the stack until then (32 stores a chunk). FP4 does not, and is slower with it.
+  if (kTrackSmallest && !kFp4) smallest = opaque(smallest);
   // Step 3, per lane: each lane holds its block's E8M0.
   __m256i fields[kVectors];
   __m256i e8m0[kVectors];
