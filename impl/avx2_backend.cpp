@@ -162,7 +162,7 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
   MXCONFORM_AVX2 __m256i magnitude(__m256i v) const { return _mm256_and_si256(v, magnitude_mask_); }
 
   // Codes of sixteen inputs `v` whose lanes' D + L::kHalfLessOne are `rebiased`, with the sign left
-  // out, still to be clamped to [0, max code] (fp8_magnitudes and store_fp4_row do, on bytes).
+  // out, still to be clamped to [0, max code] (code_bytes does, on bytes).
   // The general path lowers `input_flags` below L::kNormal - 1 for a subnormal input.
   template <bool kGeneral>
   MXCONFORM_AVX2 __m256i codes(__m256i v, __m256i rebiased, __m256i& input_flags) const {
@@ -186,35 +186,32 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
     return code;
   }
 
-  // FP8: 32 codes (two vectors of u16 lanes; with kClamp any int16 value, clamped here to
-  // [0, max code]) -> 32 code bytes without their signs, in _mm256_packus_epi16's lane order.
+  // 32 codes (two vectors of u16 lanes; with kClamp any int16 value, clamped here to
+  // [0, max code]) -> 32 code bytes without their signs, in _mm256_packus_epi16's lane order
+  // (which keeps each pair of columns (2j, 2j + 1) in adjacent bytes).
   template <bool kClamp>
-  MXCONFORM_AVX2 __m256i fp8_magnitudes(__m256i codes0, __m256i codes1) const {
+  MXCONFORM_AVX2 __m256i code_bytes(__m256i codes0, __m256i codes1) const {
     const __m256i magnitudes = _mm256_packus_epi16(codes0, codes1);  // saturates to [0, 255]
     return kClamp ? _mm256_min_epu8(magnitudes, max_code_bytes_) : magnitudes;
   }
 
-  // FP8: fp8_magnitudes' bytes and their 32 inputs' signs -> 32 bytes in column order.
+  // FP8: code_bytes' bytes and their 32 inputs' signs -> 32 bytes in column order.
   MXCONFORM_AVX2 __m256i fp8_bytes(__m256i in0, __m256i in1, __m256i magnitudes) const {
     // The sign bit of each input lands on bit 7 of its signed-saturated byte.
     const __m256i signs = _mm256_and_si256(_mm256_packs_epi16(in0, in1), sign_bytes_);
     return _mm256_permute4x64_epi64(_mm256_or_si256(magnitudes, signs), 0b11'01'10'00);
   }
 
-  // FP4: 32 codes (two vectors of u16 lanes; with kClamp any int16 value, clamped here to
-  // [0, max code]) and their inputs' signs -> 32 signed codes as bytes, in the lane order of
-  // _mm256_packus_epi16, which keeps each pair of columns (2j, 2j + 1) in adjacent bytes.
-  template <bool kClamp>
-  MXCONFORM_AVX2 __m256i fp4_bytes(__m256i in0, __m256i in1, __m256i codes0, __m256i codes1) const {
-    __m256i magnitudes = _mm256_packus_epi16(codes0, codes1);
-    if (kClamp) magnitudes = _mm256_min_epu8(magnitudes, max_code_bytes_);
+  // FP4: code_bytes' bytes and their 32 inputs' signs -> 32 signed codes as bytes, in
+  // code_bytes' order.
+  MXCONFORM_AVX2 __m256i fp4_bytes(__m256i in0, __m256i in1, __m256i magnitudes) const {
     // Bit 7 of each signed-saturated byte is its input's sign; a 16-bit shift by 4 takes both
     // bytes' to bit 3, and the mask drops what crossed from the high byte.
     const __m256i signs = _mm256_and_si256(_mm256_srli_epi16(_mm256_packs_epi16(in0, in1), 4), sign_bytes_);
     return _mm256_or_si256(magnitudes, signs);
   }
 
-  // FP8: false when no code of a row's fp8_magnitudes is below 2^m, the smallest normal code.
+  // FP8: false when no code of a row's code_bytes is below 2^m, the smallest normal code.
   // The formula gives a code below 2^m exactly where t < 2^mi (y below the normal band), except
   // at the band's top, where it rounds up to 2^m as the band's own rounding does. True also for
   // a row whose low lanes are below the subnormal band (t < K, code 0 already right).
@@ -384,7 +381,8 @@ MXCONFORM_AVX2 inline void store_fp4_row(const Lanes& lanes, const __m256i (&in)
   __m256i pairs[kVectors / 2];
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; v += 2) {
-    pairs[v / 2] = _mm256_maddubs_epi16(lanes.template fp4_bytes<kClamp>(in[v], in[v + 1], codes[v], codes[v + 1]), weights);
+    const __m256i magnitudes = lanes.template code_bytes<kClamp>(codes[v], codes[v + 1]);
+    pairs[v / 2] = _mm256_maddubs_epi16(lanes.fp4_bytes(in[v], in[v + 1], magnitudes), weights);
   }
   // Within each 128-bit half the bytes hold 4-byte groups of 8 columns in the order 0 2 4 6 | 1 3 5 7.
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
@@ -418,7 +416,7 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
         const __m256i in1 = load16(row + kVectorCols * (v + 1));
         const __m256i codes0 = fp32_codes<kInput, Format>(in0, e8m0[v], true, nan_code);
         const __m256i codes1 = fp32_codes<kInput, Format>(in1, e8m0[v + 1], true, nan_code);
-        store_bytes<kStream>(out_row + kVectorCols * v, lanes.fp8_bytes(in0, in1, lanes.template fp8_magnitudes<false>(codes0, codes1)));
+        store_bytes<kStream>(out_row + kVectorCols * v, lanes.fp8_bytes(in0, in1, lanes.template code_bytes<false>(codes0, codes1)));
       }
       continue;
     }
@@ -433,19 +431,22 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
       codes[v] = lanes.template codes<kGeneral>(in[v], rebiased[v], input_flags);
     }
     #pragma GCC unroll 8
-    for (int p = 0; p < kPairs; ++p) magnitudes[p] = lanes.template fp8_magnitudes<true>(codes[2 * p], codes[2 * p + 1]);
+    for (int p = 0; p < kPairs; ++p) magnitudes[p] = lanes.template code_bytes<true>(codes[2 * p], codes[2 * p + 1]);
+    bool redone = true;
     if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], false, nan_code);
-      #pragma GCC unroll 8
-      for (int p = 0; p < kPairs; ++p) magnitudes[p] = lanes.template fp8_magnitudes<true>(codes[2 * p], codes[2 * p + 1]);
     } else if (lanes.below_normal_codes(magnitudes)) {
       // Rare. Every vector of the row, without a branch per vector: which vectors hold the
       // lanes below 2^mi is data, and mispredicted branches cost more than the work they skip.
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = lanes.template with_subnormal_band<kGeneral>(in[v], rebiased[v], codes[v]);
+    } else {
+      redone = false;
+    }
+    if (redone) {
       #pragma GCC unroll 8
-      for (int p = 0; p < kPairs; ++p) magnitudes[p] = lanes.template fp8_magnitudes<true>(codes[2 * p], codes[2 * p + 1]);
+      for (int p = 0; p < kPairs; ++p) magnitudes[p] = lanes.template code_bytes<true>(codes[2 * p], codes[2 * p + 1]);
     }
     #pragma GCC unroll 8
     for (int p = 0; p < kPairs; ++p) {
