@@ -275,12 +275,97 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
   __m256i sign_bytes_;      // the sign bit of a code byte (FP4: of its nibble)
 };
 
+// FP8 at streaming sizes: the rows of wide chunks that hold a lane below the element's normal
+// band, recomputed in batches of kChunks chunks instead of each in its chunk.
+//
+// Such rows are rare but not predictable (about 12 % of the rows of bench's bfloat16 -> e4m3fn
+// input, in 60 % of its chunks), so a branch on each row mispredicts about as often as it is
+// taken. In L2 that costs a pipeline refill; at streaming sizes it also throws away the loads
+// issued past it, and on AMD family 0x17 (Zen 2) it cost 64 MiB bfloat16 -> e4m3fn about 10 % of
+// its rate (5.6 against 6.1 Gelem/s, paired runs; README, Performance). Here each row's store
+// goes out as computed, and a row that needs the band notes itself without a branch (a slot is
+// written and the count moves by 0 or 1); finish() recomputes the noted rows from their input,
+// still in L1 or L2, and stores them again: one loop whose trip count is the only branch. In L2
+// the branch on each row is cheaper than the batch, so ordinary stores keep it.
+// Preconditions (those of Subject::quantize): input and output do not overlap.
+template <InputDtype kInput, class Format>
+class BandRows {
+ public:
+  static constexpr bool kDefers = true;
+  static constexpr int kChunks = 16;
+  using Lanes = LaneNarrow16<kInput, Format>;
+
+  BandRows(const Tensor& t, std::size_t out_stride) : in_stride_(t.free), out_stride_(out_stride) {}
+  BandRows(const BandRows&) = delete;
+  BandRows& operator=(const BandRows&) = delete;
+
+  // A wide chunk notes its row r by `slots()[count] = first_slot() + r; count += needs_band;`,
+  // starting from count(), and hands the count back to end_chunk().
+  std::uint8_t* slots() { return slots_; }
+  int count() const { return count_; }
+  int first_slot() const { return filled_ * static_cast<int>(kBlockRows); }
+
+  MXCONFORM_AVX2 void end_chunk(const Lanes& lanes, int count, const std::uint16_t* in, std::uint8_t* out,
+                                const __m256i (&rebiased)[kWideVectors]) {
+    Chunk& chunk = chunks_[filled_];
+    chunk.in = in;
+    chunk.out = out;
+    #pragma GCC unroll 8
+    for (int v = 0; v < kWideVectors; ++v) chunk.rebiased[v] = rebiased[v];
+    count_ = count;
+    if (++filled_ == kChunks) finish(lanes);
+  }
+
+  // The noted rows, by the general path's lanes (right for clean chunks too: their zeros and
+  // subnormal inputs are below the subnormal band either way) and the band.
+  MXCONFORM_AVX2 void finish(const Lanes& lanes) {
+    for (int i = 0; i < count_; ++i) {
+      const Chunk& chunk = chunks_[slots_[i] / kBlockRows];
+      const std::size_t r = slots_[i] % kBlockRows;
+      const std::uint16_t* row = chunk.in + r * in_stride_;
+      std::uint8_t* out = chunk.out + r * out_stride_;
+      __m256i in[kWideVectors];
+      __m256i codes[kWideVectors];
+      __m256i input_flags = _mm256_set1_epi16(-1);
+      #pragma GCC unroll 8
+      for (int v = 0; v < kWideVectors; ++v) {
+        in[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + kVectorCols * v));
+        const __m256i lane_codes = lanes.template codes<true>(in[v], chunk.rebiased[v], input_flags);
+        codes[v] = lanes.template with_subnormal_band<true>(in[v], chunk.rebiased[v], lane_codes);
+      }
+      #pragma GCC unroll 8
+      for (int v = 0; v < kWideVectors; v += 2) {
+        const __m256i magnitudes = lanes.template code_bytes<true>(codes[v], codes[v + 1]);
+        simd::store_bytes<true>(out + kVectorCols * v, lanes.fp8_bytes(in[v], in[v + 1], magnitudes));
+      }
+    }
+    count_ = 0;
+    filled_ = 0;
+  }
+
+ private:
+  struct Chunk {
+    __m256i rebiased[kWideVectors];
+    const std::uint16_t* in;
+    std::uint8_t* out;
+  };
+  Chunk chunks_[kChunks];
+  std::uint8_t slots_[kChunks * kBlockRows];
+  int count_ = 0;   // rows noted
+  int filled_ = 0;  // chunks noted
+  std::size_t in_stride_;
+  std::size_t out_stride_;
+};
+
 // simd::quantize_tensor's `Chunks` (chunk_loop.h): chunk() writes a chunk's data bytes to `out`
 // (defined below).
 struct Avx2Chunks {
-  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
-  static void chunk(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes, std::size_t g,
-                    std::size_t col, std::size_t scale_row, int bias, ChunkOutput out);
+  template <InputDtype kInput, ElementKind kElement, DataStores kStores>
+  using Deferred = std::conditional_t<kElement != ElementKind::kFp4E2m1 && kStores == DataStores::kStreaming,
+                                      BandRows<kInput, typename ElementFormat<kElement>::Type>, simd::NoDeferredWork>;
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide, class Rows>
+  static void chunk(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes, Rows& deferred,
+                    std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out);
 };
 
 // Sixteen input elements as two fp32 vectors: `lo` holds columns 0-3 and 8-11, `hi` columns 4-7
@@ -397,12 +482,24 @@ MXCONFORM_AVX2 inline void store_fp4_row(const Lanes& lanes, const __m256i (&in)
 
 // Steps 4-6 for the 8 rows of a chunk, FP8. The rare row with a lane the 16-bit formula cannot
 // decide is recomputed before it is stored.
-template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath>
+template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath, class Deferred>
 MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                           const std::uint16_t* row, ChunkOutput out, const __m256i (&e8m0)[kVectors]) {
+                                           Deferred& deferred, const std::uint16_t* row, ChunkOutput out,
+                                           const __m256i (&e8m0)[kVectors]) {
   using Format = typename ElementFormat<kElement>::Type;
   using Lane16 = LaneNarrow16<kInput, Format>;
   constexpr bool kGeneral = kPath == ChunkPath::kGeneral;
+  // Rows that need the band are left to `deferred` (BandRows says why).
+  constexpr bool kDefer = Deferred::kDefers && kVectors == kWideVectors && kPath != ChunkPath::kSpecial;
+  const std::uint16_t* const first_row = row;
+  std::uint8_t* slots = nullptr;
+  int count = 0;
+  int first_slot = 0;
+  if constexpr (kDefer) {
+    slots = deferred.slots();
+    count = deferred.count();
+    first_slot = deferred.first_slot();
+  }
   const __m256i nan_code = _mm256_set1_epi32(t.nan_code);
   __m256i rebiased[kVectors];
   #pragma GCC unroll 8
@@ -436,6 +533,10 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
     if (kGeneral && Lane16::has_subnormal_input(input_flags)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], false, nan_code);
+    } else if constexpr (kDefer) {
+      slots[count] = static_cast<std::uint8_t>(first_slot + static_cast<int>(r));
+      count += lanes.below_normal_codes(magnitudes) ? 1 : 0;
+      redone = false;
     } else if (lanes.below_normal_codes(magnitudes)) {
       // Rare. Every vector of the row, without a branch per vector: which vectors hold the
       // lanes below 2^mi is data, and mispredicted branches cost more than the work they skip.
@@ -453,6 +554,7 @@ MXCONFORM_AVX2 inline void narrow_rows_fp8(const Tensor& t, const LaneNarrow16<k
       store_bytes<kStream>(out_row + 2 * kVectorCols * p, lanes.fp8_bytes(in[2 * p], in[2 * p + 1], magnitudes[p]));
     }
   }
+  if constexpr (kDefer) deferred.end_chunk(lanes, count, first_row, out.data, rebiased);
 }
 
 // Steps 4-6 for the 8 rows of a chunk, FP4 (its subnormal band is decided in the lanes).
@@ -490,9 +592,10 @@ MXCONFORM_AVX2 inline void narrow_rows_fp4(const Tensor& t, const LaneNarrow16<k
 
 // One chunk: partition group g, columns [col, col + 16 * kVectors): 4 * kVectors blocks.
 // Writes the data bytes and the blocks' E8M0 bytes.
-template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
+template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide, class Rows>
 MXCONFORM_AVX2 void Avx2Chunks::chunk(const Tensor& t, const LaneNarrow16<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                   std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out) {
+                                      Rows& deferred, std::size_t g, std::size_t col, std::size_t scale_row, int bias,
+                                      ChunkOutput out) {
   constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
   using Format = typename ElementFormat<kElement>::Type;
   using Lane16 = LaneNarrow16<kInput, Format>;
@@ -562,11 +665,11 @@ MXCONFORM_AVX2 void Avx2Chunks::chunk(const Tensor& t, const LaneNarrow16<kInput
     }
   } else {
     if (special) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, deferred, base, out, e8m0);
     } else if (clean) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, deferred, base, out, e8m0);
     } else {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, deferred, base, out, e8m0);
     }
   }
 }

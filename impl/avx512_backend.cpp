@@ -257,9 +257,13 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
 // simd::quantize_tensor's `Chunks` (chunk_loop.h): chunk() writes a chunk's data bytes to `out`
 // (defined below).
 struct Avx512Chunks {
+  // Every row is finished in its chunk.
+  template <InputDtype, ElementKind, DataStores>
+  using Deferred = simd::NoDeferredWork;
   template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
-  static void chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes, std::size_t g,
-                    std::size_t col, std::size_t scale_row, int bias, ChunkOutput out);
+  static void chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
+                    simd::NoDeferredWork& deferred, std::size_t g, std::size_t col, std::size_t scale_row, int bias,
+                    ChunkOutput out);
 };
 
 // 32 input elements as two fp32 vectors: `lo` holds columns 8L..8L+3 in 128-bit lane L, `hi`
@@ -463,7 +467,8 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
 // Writes the data bytes and the blocks' E8M0 bytes.
 template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
 MXCONFORM_AVX512 void Avx512Chunks::chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                   std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out) {
+                                     simd::NoDeferredWork& /*deferred*/, std::size_t g, std::size_t col, std::size_t scale_row,
+                                     int bias, ChunkOutput out) {
   constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
   using Format = typename ElementFormat<kElement>::Type;
   using Lanes = LaneNarrow32<kInput, Format>;

@@ -15,9 +15,13 @@ namespace mxconform::impl::simd {
 // the rest. `Lanes<kInput, Format>` are the kernel's lane constants, built once per tensor,
 // kWideCols and kNarrowCols the columns of its two chunk widths; `Chunks` (one per kernel file)
 // gives:
-//   chunk<kInput, kElement, kHighParity, kStream, kPrefetch, kWide>(t, lanes, g, col, scale_row,
-//                             bias, out)   one chunk: its data bytes to `out` (non-temporal with
-//                             kStream), its E8M0 bytes to t.scale; kPrefetch at streaming sizes;
+//   Deferred<kInput, kElement, kStores>   per-tensor state (simd::NoDeferredWork or one with its
+//                             members): work the chunks leave to later, which finish(lanes)
+//                             completes before the call returns;
+//   chunk<kInput, kElement, kHighParity, kStream, kPrefetch, kWide>(t, lanes, deferred, g, col,
+//                             scale_row, bias, out)   one chunk: its data bytes to `out`
+//                             (non-temporal with kStream), its E8M0 bytes to t.scale; kPrefetch at
+//                             streaming sizes;
 // With DataStores::kStreamingLines, two FP4 chunks write their half lines to an L1 buffer and
 // each row's line then leaves whole (data_stores.h says why). Runs inside a kernel's entry point
 // that carries its target attribute and `flatten`: that inlines this loop and the chunks into it.
@@ -36,6 +40,7 @@ inline void quantize_tensor(const QuantizeConfig& config, const Tensor& tensor) 
   const int bias = emax_bias(config);
   const Lanes<kInput, typename ElementFormat<kElement>::Type> lanes;
   const std::size_t out_stride = t.free / kElementsPerByte;
+  typename Chunks::template Deferred<kInput, kElement, kStores> deferred(t, out_stride);
   const std::size_t groups = config.partitions / kBlockRows;
   const std::size_t wide_cols = t.free - t.free % kWideCols;
   const bool narrow_chunk = t.free - wide_cols >= kNarrowCols;
@@ -51,22 +56,23 @@ inline void quantize_tensor(const QuantizeConfig& config, const Tensor& tensor) 
       alignas(kCacheLineBytes) std::uint8_t lines[kBlockRows * kCacheLineBytes];
       for (; col + 2 * kWideCols <= wide_cols; col += 2 * kWideCols) {
         Chunks::template chunk<kInput, kElement, kHighParity, false, kPrefetch, true>(
-            t, lanes, g, col, row, bias, ChunkOutput{lines, kCacheLineBytes});
+            t, lanes, deferred, g, col, row, bias, ChunkOutput{lines, kCacheLineBytes});
         Chunks::template chunk<kInput, kElement, kHighParity, false, kPrefetch, true>(
-            t, lanes, g, col + kWideCols, row, bias, ChunkOutput{lines + kHalfLine, kCacheLineBytes});
+            t, lanes, deferred, g, col + kWideCols, row, bias, ChunkOutput{lines + kHalfLine, kCacheLineBytes});
         stream_lines(lines, kBlockRows, out + col / kElementsPerByte, out_stride);
       }
     }
     for (; col < wide_cols; col += kWideCols) {
       Chunks::template chunk<kInput, kElement, kHighParity, kStreamRows, kPrefetch, true>(
-          t, lanes, g, col, row, bias, ChunkOutput{out + col / kElementsPerByte, out_stride});
+          t, lanes, deferred, g, col, row, bias, ChunkOutput{out + col / kElementsPerByte, out_stride});
     }
     if (narrow_chunk) {
       Chunks::template chunk<kInput, kElement, kHighParity, kStreamRows, kPrefetch, false>(
-          t, lanes, g, wide_cols, row, bias, ChunkOutput{out + wide_cols / kElementsPerByte, out_stride});
+          t, lanes, deferred, g, wide_cols, row, bias, ChunkOutput{out + wide_cols / kElementsPerByte, out_stride});
     }
     if (vector_cols < t.free) quantize_tail(config, t, g, vector_cols, row);
   }
+  deferred.finish(lanes);
   if constexpr (kStores != DataStores::kOrdinary) end_streaming();
 }
 

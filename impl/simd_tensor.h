@@ -126,6 +126,15 @@ struct ChunkOutput {
   std::size_t stride;
 };
 
+// A kernel's per-tensor state for work its chunks leave to later (chunk_loop.h): this one has
+// none. A kernel that defers work gives a type with the same members.
+struct NoDeferredWork {
+  static constexpr bool kDefers = false;
+  NoDeferredWork(const Tensor&, std::size_t /*out_stride*/) {}
+  template <class Lanes>
+  void finish(const Lanes&) {}
+};
+
 using TensorKernel = void (*)(const QuantizeConfig&, const Tensor&);
 
 // The one dispatch point: the kernel instantiation for the dtypes, parity and data stores.
