@@ -118,7 +118,8 @@ MXCONFORM_AVX2 inline __m256i opaque(__m256i value) {
 //   in place: t in [0, 2^mi) is y in [0.5, 1) -> 1, or 2 when its mantissa is at least half;
 //   t in (-2^mi, 0) is y in (0.25, 0.5) -> 1; t = -2^mi is y = 0.25, a tie -> 0. For FP8 the
 //   formula gives such a lane a code below 2^m (below_normal_codes finds it on the packed
-//   bytes) and its row is recomputed by with_subnormal_band() before it is stored.
+//   bytes) and its row is recomputed by with_subnormal_band(), before it is stored (at
+//   streaming sizes: stored again in a batch, BandRows).
 // Zeros and inputs that are not normal do not follow the formula for t. When every block of a
 // chunk has E8M0 >= kMinE8m0, D <= -(m + 1) * 2^mi puts every such lane below K (the "clean"
 // path). Otherwise (the "general" path) zeros are forced to code 0 and subnormal inputs are
@@ -280,13 +281,17 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
 //
 // Such rows are rare but not predictable (about 12 % of the rows of bench's bfloat16 -> e4m3fn
 // input, in 60 % of its chunks), so a branch on each row mispredicts about as often as it is
-// taken. In L2 that costs a pipeline refill; at streaming sizes it also throws away the loads
-// issued past it, and on AMD family 0x17 (Zen 2) it cost 64 MiB bfloat16 -> e4m3fn about 10 % of
-// its rate (5.6 against 6.1 Gelem/s, paired runs; README, Performance). Here each row's store
-// goes out as computed, and a row that needs the band notes itself without a branch (a slot is
-// written and the count moves by 0 or 1); finish() recomputes the noted rows from their input,
-// still in L1 or L2, and stores them again: one loop whose trip count is the only branch. In L2
-// the branch on each row is cheaper than the batch, so ordinary stores keep it.
+// taken, and at streaming sizes that also throws away the loads issued past it. Here each row's
+// store goes out as computed, and a row that needs the band notes itself without a branch (a
+// slot is written and the count moves by 0 or 1); finish() recomputes the noted rows from their
+// input, still in L1 or L2, and stores them again: one loop whose trip count is the only branch.
+// Measured on AMD family 0x17 (Zen 2), 64 MiB bfloat16 -> e4m3fn, paired runs (README,
+// Performance): 5.5 Gelem/s with the branch on each row, 5.7-5.9 with the batches. What is left
+// is the second write of each redone line (a build that dropped it ran at 6.6-6.9): staging the
+// rows in L1 and streaming them out once fixed was slower (5.0-5.2), and so was one
+// non-temporal store to a spare line in place of the first write (3.5); batches of 8 to 256
+// chunks, or one redone row per chunk, made no difference. In L2 the branch on each row is
+// cheaper than the batch, so ordinary stores keep it.
 // Preconditions (those of Subject::quantize): input and output do not overlap.
 template <InputDtype kInput, class Format>
 class BandRows {

@@ -46,7 +46,7 @@ class Subject {
 
   // Quantizes P*F raw input elements (bfloat16 or float16 bits, partition-major).
   // Preconditions: validate(config) passed; data has geometry(config).data_bytes bytes and
-  // scale geometry(config).scale_bytes. Writes every data byte and only the scale rows that a
+  // scale geometry(config).scale_bytes; the input, data and scale buffers do not overlap. Writes every data byte and only the scale rows that a
   // slot names (physical layout) or every scale row (logical layout); never reads them.
   virtual void quantize(const QuantizeConfig& config, const std::uint16_t* input,
                         std::uint8_t* data, std::uint8_t* scale) const = 0;
