@@ -199,18 +199,21 @@ void print_banner(const BenchOptions& options) {
                "mxconform bench: speed-of-light kernels: %s; non-temporal copy: %s\n"
                "mxconform bench: knobs: emax_mode=%s fp8_nan=%s lane_stride=%u high_parity=%d scale_layout=%s\n"
                "mxconform bench: FP4 streaming stores at 64 MiB: %s (%s; MXCONFORM_FP4_STREAMING=half-lines or "
-               "whole-lines overrides)\n",
+               "whole-lines overrides)\n"
+               "mxconform bench: input prefetch at 64 MiB: %s (MXCONFORM_PREFETCH=rows or none overrides)\n",
                cpu_model().c_str(), std::thread::hardware_concurrency(), default_quantize_threads(), pinning.c_str(),
                backends.c_str(),
                std::string(sol_kernel_isa()).c_str(), std::string(copy_non_temporal_isa()).c_str(),
                std::string(name(knobs.emax_mode)).c_str(), std::string(name(knobs.fp8_nan)).c_str(),
                knobs.fp4_lane_stride, knobs.fp4_high_parity, std::string(name(knobs.scale_layout)).c_str(),
-               impl::simd::name(impl::simd::fp4_streaming()), describe(detect_cpu_model()).c_str());
+               impl::simd::name(impl::simd::fp4_streaming()), describe(detect_cpu_model()).c_str(),
+               impl::simd::name(impl::simd::input_prefetch()));
   // The same facts in the JSON output's context.
   benchmark::AddCustomContext("cpu_model", cpu_model());
   benchmark::AddCustomContext("cpu_vendor", std::string(name(detect_cpu_vendor())));
   benchmark::AddCustomContext("cpu_family_model", describe(detect_cpu_model()));
   benchmark::AddCustomContext("fp4_streaming", impl::simd::name(impl::simd::fp4_streaming()));
+  benchmark::AddCustomContext("input_prefetch", impl::simd::name(impl::simd::input_prefetch()));
 }
 
 void print_usage() {

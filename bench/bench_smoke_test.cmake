@@ -77,3 +77,25 @@ execute_process(
 if(status EQUAL 0 OR NOT diagnostics MATCHES "^mxconform bench: error: unknown backend 'no_such_backend'")
   message(FATAL_ERROR "unknown backend: exit ${status}, stderr:\n${diagnostics}")
 endif()
+
+# 5. MXCONFORM_PREFETCH: the banner names the choice it forces; a value that is neither is a note
+# on stderr, and the CPU's own choice (rows or none) stands.
+foreach(choice rows none)
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env MXCONFORM_PREFETCH=${choice} ${MXCONFORM} bench --backend scalar --benchmark_list_tests=true
+    OUTPUT_VARIABLE ignored
+    ERROR_VARIABLE diagnostics
+    RESULT_VARIABLE status)
+  if(NOT status EQUAL 0 OR NOT diagnostics MATCHES "input prefetch at 64 MiB: ${choice} \\(")
+    message(FATAL_ERROR "MXCONFORM_PREFETCH=${choice}: exit ${status}, stderr:\n${diagnostics}")
+  endif()
+endforeach()
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env MXCONFORM_PREFETCH=sometimes ${MXCONFORM} bench --backend scalar --benchmark_list_tests=true
+  OUTPUT_VARIABLE ignored
+  ERROR_VARIABLE diagnostics
+  RESULT_VARIABLE status)
+if(NOT status EQUAL 0 OR NOT diagnostics MATCHES "MXCONFORM_PREFETCH is neither rows nor none; ignored"
+   OR NOT diagnostics MATCHES "input prefetch at 64 MiB: (rows|none) \\(")
+  message(FATAL_ERROR "MXCONFORM_PREFETCH=sometimes: exit ${status}, stderr:\n${diagnostics}")
+endif()

@@ -46,8 +46,9 @@ constexpr int kNarrowVectors = 2;
 constexpr std::size_t kWideChunkCols = kWideVectors * kVectorCols;
 constexpr std::size_t kNarrowChunkCols = kNarrowVectors * kVectorCols;
 static_assert(kNarrowChunkCols <= simd::kMaxTailCols, "the scalar tail takes fewer than kNarrowChunkCols columns");
-// Software prefetch distance along each of the 8 rows a chunk reads (the hardware prefetchers
-// track fewer strided streams well). Prefetching past a row's end is harmless.
+// Software prefetch distance along each of the 8 rows a chunk reads, with kPrefetch (t.prefetch;
+// data_stores.h, input_prefetch_for, says on which CPUs). Prefetching past a row's end is
+// harmless.
 constexpr std::size_t kPrefetchElements = 4 * kWideChunkCols;
 
 

@@ -64,7 +64,8 @@ constexpr int kNarrowVectors = 1;
 constexpr std::size_t kWideChunkCols = kWideVectors * kVectorCols;
 constexpr std::size_t kNarrowChunkCols = kNarrowVectors * kVectorCols;
 static_assert(kNarrowChunkCols <= simd::kMaxTailCols, "the scalar tail takes fewer than kNarrowChunkCols columns");
-// Software prefetch distance along each of the 8 rows a chunk reads (streaming sizes only).
+// Software prefetch distance along each of the 8 rows a chunk reads, with kPrefetch (t.prefetch;
+// data_stores.h, input_prefetch_for, says on which CPUs).
 constexpr std::size_t kPrefetchElements = 4 * kWideChunkCols;
 constexpr std::size_t kCacheLineElements = 32;  // 64 bytes of 16-bit inputs
 

@@ -20,22 +20,20 @@ namespace mxconform::impl::simd {
 //                             completes before the call returns;
 //   chunk<kInput, kElement, kHighParity, kStream, kPrefetch, kWide>(t, lanes, deferred, g, col,
 //                             scale_row, bias, out)   one chunk: its data bytes to `out`
-//                             (non-temporal with kStream), its E8M0 bytes to t.scale; kPrefetch at
-//                             streaming sizes;
+//                             (non-temporal with kStream), its E8M0 bytes to t.scale; with
+//                             kPrefetch (t.prefetch, at streaming sizes only) it prefetches its
+//                             rows ahead;
 // With DataStores::kStreamingLines, two FP4 chunks write their half lines to an L1 buffer and
 // each row's line then leaves whole (data_stores.h says why). Runs inside a kernel's entry point
 // that carries its target attribute and `flatten`: that inlines this loop and the chunks into it.
 template <class Chunks, template <InputDtype, class> class Lanes, std::size_t kWideCols, std::size_t kNarrowCols,
-          InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores>
-inline void quantize_tensor(const QuantizeConfig& config, const Tensor& tensor) {
+          InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores, bool kPrefetch>
+inline void quantize_groups(const QuantizeConfig& config, const Tensor& tensor) {
   // A local copy: the chunks' byte stores could alias a Tensor reached through a reference, and
   // the compiler would reload its fields after every store.
   const Tensor t = tensor;
   constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
   constexpr bool kStreamRows = kStores == DataStores::kStreaming;
-  // The input streams from memory whenever the output does; at smaller sizes prefetching is
-  // pure cost.
-  constexpr bool kPrefetch = kStores != DataStores::kOrdinary;
   constexpr std::size_t kElementsPerByte = kFp4 ? 2 : 1;
   const int bias = emax_bias(config);
   const Lanes<kInput, typename ElementFormat<kElement>::Type> lanes;
@@ -74,6 +72,20 @@ inline void quantize_tensor(const QuantizeConfig& config, const Tensor& tensor) 
   }
   deferred.finish(lanes);
   if constexpr (kStores != DataStores::kOrdinary) end_streaming();
+}
+
+// The loop with the prefetch decided at compile time (ordinary stores never prefetch: a branch
+// in every chunk cost about 4 % in the L2).
+template <class Chunks, template <InputDtype, class> class Lanes, std::size_t kWideCols, std::size_t kNarrowCols,
+          InputDtype kInput, ElementKind kElement, int kHighParity, DataStores kStores>
+inline void quantize_tensor(const QuantizeConfig& config, const Tensor& t) {
+  if constexpr (kStores == DataStores::kOrdinary) {
+    quantize_groups<Chunks, Lanes, kWideCols, kNarrowCols, kInput, kElement, kHighParity, kStores, false>(config, t);
+  } else if (t.prefetch) {
+    quantize_groups<Chunks, Lanes, kWideCols, kNarrowCols, kInput, kElement, kHighParity, kStores, true>(config, t);
+  } else {
+    quantize_groups<Chunks, Lanes, kWideCols, kNarrowCols, kInput, kElement, kHighParity, kStores, false>(config, t);
+  }
 }
 
 }  // namespace mxconform::impl::simd

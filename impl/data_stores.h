@@ -1,6 +1,7 @@
 #pragma once
-// How the SIMD kernels store data bytes: the one place that decides between ordinary and
-// non-temporal (streaming) stores, and how streaming stores are grouped into cache lines.
+// How the SIMD kernels move data: the one place that decides between ordinary and non-temporal
+// (streaming) stores, how streaming stores are grouped into cache lines, and whether the kernels
+// prefetch their input at streaming sizes.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -58,6 +59,39 @@ Fp4Streaming fp4_streaming();
 void force_fp4_streaming(std::optional<Fp4Streaming> streaming);
 // "half-lines" or "whole-lines".
 const char* name(Fp4Streaming streaming);
+
+// Whether the kernels prefetch the 8 row streams a chunk reads, a few chunks ahead, when the
+// output streams (the input then comes from memory too).
+enum class InputPrefetch {
+  kRowStreams,  // software prefetch of each row, 4 chunks ahead
+  kNone,        // the hardware prefetchers alone
+};
+
+// The decision for a CPU, from what was measured on its family.
+//
+// The kernels were first tuned with the prefetch on (AMD Zen 3), and on a Zen 2 VM with slower
+// memory 4 chunks ahead was the best distance of 2 to 8. On a Zen 2 VM with faster memory (AMD
+// family 0x17 model 0x31, speed of light 7.0-7.8 Gelem/s at 64 MiB) the hardware prefetchers
+// alone were faster in every paired run: avx2 BF16 -> e4m3fn sol_ratio 0.83 / 0.82 with the
+// prefetch against 0.92 / 0.88 without, e5m2 0.96 / 0.96 against 1.05 / 1.02, FP4 0.87 / 0.87
+// against 0.92 / 0.92 (README.md, "Performance"); distances 2, 8 and 16, into L2 only, or along
+// the next group in address order were all slower than 4. So no prefetch on that family; every
+// other CPU keeps the prefetch it was tuned with until it is measured
+// (MXCONFORM_PREFETCH=none against rows).
+constexpr InputPrefetch input_prefetch_for(const CpuModel& cpu) {
+  const bool measured_faster_without = cpu.vendor == CpuVendor::kAmd && cpu.family == 0x17;
+  return measured_faster_without ? InputPrefetch::kNone : InputPrefetch::kRowStreams;
+}
+
+// This process's choice: MXCONFORM_PREFETCH=rows or none when set (any other value is ignored
+// with a note on stderr), else input_prefetch_for(this CPU's family), read once; or what
+// force_input_prefetch last set.
+InputPrefetch input_prefetch();
+// Makes every later quantize of this process prefetch as `prefetch`; std::nullopt goes back to
+// input_prefetch's own choice.
+void force_input_prefetch(std::optional<InputPrefetch> prefetch);
+// "rows" or "none".
+const char* name(InputPrefetch prefetch);
 
 // The data stores for a quantize writing `data_bytes` bytes at `data` (both SIMD kernels write a
 // chunk row of 64 FP8 bytes or 32 FP4 bytes), FP4 rows streaming as `fp4`.

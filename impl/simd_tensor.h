@@ -82,6 +82,7 @@ struct Tensor {
   std::size_t free;
   std::size_t scale_cols;
   int nan_code;  // what a NaN becomes before its sign (FP8 NaN policy)
+  bool prefetch;  // the chunks prefetch their rows ahead (streaming sizes, as input_prefetch() says)
 };
 
 // How a chunk's rows are narrowed.
@@ -172,8 +173,8 @@ TensorKernel select_kernel(const QuantizeConfig& config, DataStores stores) {
 }
 
 // A SIMD implementation as a subject: `Kernel` (one per kernel file) names it and gives its
-// kernel instantiations (`Kernels`) and the lane remap of packed bytes; choose_data_stores
-// (data_stores.h) decides the stores for both.
+// kernel instantiations (`Kernels`) and the lane remap of packed bytes; choose_data_stores and
+// input_prefetch (data_stores.h) decide the stores and the prefetch for both.
 // Dequantize goes through the scalar implementation.
 template <class Kernel>
 class Backend final : public Subject {
@@ -185,8 +186,12 @@ class Backend final : public Subject {
   void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uint8_t* data,
                 std::uint8_t* scale) const override {
     const Geometry g = geometry(config);
-    const Tensor t{input, data, scale, config.free, g.block_cols, nan_code(config)};
-    select_kernel<typename Kernel::Kernels>(config, choose_data_stores(config, data, g.data_bytes))(config, t);
+    const DataStores stores = choose_data_stores(config, data, g.data_bytes);
+    // The input streams from memory whenever the output does; at smaller sizes prefetching is
+    // pure cost.
+    const bool prefetch = stores != DataStores::kOrdinary && input_prefetch() == InputPrefetch::kRowStreams;
+    const Tensor t{input, data, scale, config.free, g.block_cols, nan_code(config), prefetch};
+    select_kernel<typename Kernel::Kernels>(config, stores)(config, t);
     if (is_fp4(config.output) && config.fp4_lane_stride > 1) {
       Kernel::reverse_windows(data, g.data_bytes, config.fp4_lane_stride);
     }

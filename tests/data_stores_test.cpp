@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -87,6 +88,30 @@ TEST(Fp4Streaming, ForcingOverridesAndReleases) {
   EXPECT_EQ(fp4_streaming(), Fp4Streaming::kWholeLines);
   force_fp4_streaming(std::nullopt);
   EXPECT_EQ(fp4_streaming(), own);
+}
+
+// No software prefetch only on the family measured faster without it (Zen 2); every other CPU,
+// AMD's other families included, keeps the prefetch the kernels were tuned with.
+TEST(InputPrefetch, OffOnlyOnTheFamilyMeasuredFasterWithout) {
+  EXPECT_EQ(input_prefetch_for({CpuVendor::kAmd, 0x17, 0x31}), InputPrefetch::kNone);
+  EXPECT_EQ(input_prefetch_for({CpuVendor::kAmd, 0x17, 0x01}), InputPrefetch::kNone);
+  EXPECT_EQ(input_prefetch_for({CpuVendor::kAmd, 0x19, 0x01}), InputPrefetch::kRowStreams);
+  EXPECT_EQ(input_prefetch_for({CpuVendor::kAmd, 0x1A, 0x02}), InputPrefetch::kRowStreams);
+  EXPECT_EQ(input_prefetch_for({CpuVendor::kIntel, 6, 0x8F}), InputPrefetch::kRowStreams);
+  EXPECT_EQ(input_prefetch_for({CpuVendor::kIntel, 0x17, 0}), InputPrefetch::kRowStreams);
+  EXPECT_EQ(input_prefetch_for({CpuVendor::kOther, 0x18, 0}), InputPrefetch::kRowStreams);  // Hygon
+}
+
+TEST(InputPrefetch, ForcingOverridesAndReleases) {
+  const InputPrefetch own = input_prefetch();
+  force_input_prefetch(InputPrefetch::kNone);
+  EXPECT_EQ(input_prefetch(), InputPrefetch::kNone);
+  force_input_prefetch(InputPrefetch::kRowStreams);
+  EXPECT_EQ(input_prefetch(), InputPrefetch::kRowStreams);
+  force_input_prefetch(std::nullopt);
+  EXPECT_EQ(input_prefetch(), own);
+  EXPECT_STREQ(name(InputPrefetch::kRowStreams), "rows");
+  EXPECT_STREQ(name(InputPrefetch::kNone), "none");
 }
 
 TEST(ChooseDataStores, OutputsOffTheLineGridUseOrdinaryStores) {
@@ -172,19 +197,27 @@ TEST_P(StreamingStores, EverySimdBuiltInWritesTheOraclesBytes) {
   ASSERT_NE(choose_data_stores(c.config, data.get(), g.data_bytes, fp4), DataStores::kOrdinary);
   force_fp4_streaming(fp4);
   struct Release {
-    ~Release() { force_fp4_streaming(std::nullopt); }
+    ~Release() {
+      force_fp4_streaming(std::nullopt);
+      force_input_prefetch(std::nullopt);
+    }
   } release;
-  for (const Subject* subject : built_in_subjects()) {
-    if (subject->is_reference() || subject->name() == "scalar" || !runnable_here(*subject)) continue;
-    std::vector<std::uint8_t> scale(g.scale_bytes, kSentinel);
-    subject->quantize(c.config, c.input.data(), data.get(), scale.data());
-    const auto data_end = data.get() + g.data_bytes;
-    const auto [actual_data, expected_data] = std::mismatch(data.get(), data_end, c.expected_data.begin());
-    EXPECT_EQ(actual_data, data_end) << subject->name() << ": first differing data byte at " << (actual_data - data.get())
-                                     << ": expected " << int{*expected_data} << ", actual " << int{*actual_data};
-    const auto [actual_scale, expected_scale] = std::mismatch(scale.begin(), scale.end(), c.expected_scale.begin());
-    EXPECT_EQ(actual_scale, scale.end()) << subject->name() << ": first differing scale byte at "
-                                         << (actual_scale - scale.begin());
+  // The prefetch changes no byte; both ways are run whichever this CPU would choose.
+  for (const InputPrefetch prefetch : {InputPrefetch::kRowStreams, InputPrefetch::kNone}) {
+    force_input_prefetch(prefetch);
+    for (const Subject* subject : built_in_subjects()) {
+      if (subject->is_reference() || subject->name() == "scalar" || !runnable_here(*subject)) continue;
+      std::fill(data.get(), data.get() + g.data_bytes, kSentinel);
+      std::vector<std::uint8_t> scale(g.scale_bytes, kSentinel);
+      subject->quantize(c.config, c.input.data(), data.get(), scale.data());
+      const std::string who = std::string(subject->name()) + ", prefetch " + name(prefetch);
+      const auto data_end = data.get() + g.data_bytes;
+      const auto [actual_data, expected_data] = std::mismatch(data.get(), data_end, c.expected_data.begin());
+      EXPECT_EQ(actual_data, data_end) << who << ": first differing data byte at " << (actual_data - data.get())
+                                       << ": expected " << int{*expected_data} << ", actual " << int{*actual_data};
+      const auto [actual_scale, expected_scale] = std::mismatch(scale.begin(), scale.end(), c.expected_scale.begin());
+      EXPECT_EQ(actual_scale, scale.end()) << who << ": first differing scale byte at " << (actual_scale - scale.begin());
+    }
   }
 }
 
