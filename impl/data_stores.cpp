@@ -8,16 +8,16 @@
 namespace mxconform::impl::simd {
 namespace {
 
-// `variable`'s value when it names one of the two choices (their names by name()), else
-// `fallback()`; a value that names neither is ignored with a note on stderr.
-template <class Choice, class Fallback>
-Choice from_environment(const char* variable, Choice first, Choice second, Fallback fallback) {
+// `variable`'s value when it names one of the two choices (their names by name()), else `own`;
+// a value that names neither is ignored with a note on stderr.
+template <class Choice>
+Choice from_environment(const char* variable, Choice first, Choice second, Choice own) {
   if (const char* wanted = std::getenv(variable); wanted != nullptr && *wanted != '\0') {
     if (std::strcmp(wanted, name(first)) == 0) return first;
     if (std::strcmp(wanted, name(second)) == 0) return second;
     std::fprintf(stderr, "mxconform: %s is neither %s nor %s; ignored\n", variable, name(first), name(second));
   }
-  return fallback();
+  return own;
 }
 
 // A process-wide choice: made once, then overridable (force). -1: no override; otherwise the
@@ -44,8 +44,7 @@ Chosen<InputPrefetch> forced_prefetch;
 
 Fp4Streaming fp4_streaming() {
   static const Fp4Streaming own = from_environment("MXCONFORM_FP4_STREAMING", Fp4Streaming::kHalfLines,
-                                                   Fp4Streaming::kWholeLines,
-                                                   [] { return fp4_streaming_for(detect_cpu_model()); });
+                                                   Fp4Streaming::kWholeLines, fp4_streaming_for(detect_cpu_model()));
   return forced_fp4.get(own);
 }
 
@@ -57,7 +56,7 @@ const char* name(Fp4Streaming streaming) {
 
 InputPrefetch input_prefetch() {
   static const InputPrefetch own = from_environment("MXCONFORM_PREFETCH", InputPrefetch::kRowStreams, InputPrefetch::kNone,
-                                                    [] { return input_prefetch_for(detect_cpu_model()); });
+                                                    input_prefetch_for(detect_cpu_model()));
   return forced_prefetch.get(own);
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -80,14 +81,23 @@ TEST(Fp4Streaming, HalfLinesOnlyOnTheAmdFamiliesMeasured) {
   EXPECT_EQ(fp4_streaming_for({CpuVendor::kAmd, 0x1B, 0}), Fp4Streaming::kWholeLines);
 }
 
+// A process-wide choice (`chosen()`) follows each value `force` sets, and goes back to its own
+// once forced with std::nullopt.
+template <class Choice>
+void expect_forcing_overrides_and_releases(Choice (*chosen)(), void (*force)(std::optional<Choice>), Choice first,
+                                           Choice second) {
+  const Choice own = chosen();
+  force(first);
+  EXPECT_EQ(chosen(), first);
+  force(second);
+  EXPECT_EQ(chosen(), second);
+  force(std::nullopt);
+  EXPECT_EQ(chosen(), own);
+}
+
 TEST(Fp4Streaming, ForcingOverridesAndReleases) {
-  const Fp4Streaming own = fp4_streaming();
-  force_fp4_streaming(Fp4Streaming::kHalfLines);
-  EXPECT_EQ(fp4_streaming(), Fp4Streaming::kHalfLines);
-  force_fp4_streaming(Fp4Streaming::kWholeLines);
-  EXPECT_EQ(fp4_streaming(), Fp4Streaming::kWholeLines);
-  force_fp4_streaming(std::nullopt);
-  EXPECT_EQ(fp4_streaming(), own);
+  expect_forcing_overrides_and_releases(fp4_streaming, force_fp4_streaming, Fp4Streaming::kHalfLines,
+                                        Fp4Streaming::kWholeLines);
 }
 
 // No software prefetch only on the family measured faster without it (Zen 2); every other CPU,
@@ -103,13 +113,8 @@ TEST(InputPrefetch, OffOnlyOnTheFamilyMeasuredFasterWithout) {
 }
 
 TEST(InputPrefetch, ForcingOverridesAndReleases) {
-  const InputPrefetch own = input_prefetch();
-  force_input_prefetch(InputPrefetch::kNone);
-  EXPECT_EQ(input_prefetch(), InputPrefetch::kNone);
-  force_input_prefetch(InputPrefetch::kRowStreams);
-  EXPECT_EQ(input_prefetch(), InputPrefetch::kRowStreams);
-  force_input_prefetch(std::nullopt);
-  EXPECT_EQ(input_prefetch(), own);
+  expect_forcing_overrides_and_releases(input_prefetch, force_input_prefetch, InputPrefetch::kNone,
+                                        InputPrefetch::kRowStreams);
   EXPECT_STREQ(name(InputPrefetch::kRowStreams), "rows");
   EXPECT_STREQ(name(InputPrefetch::kNone), "none");
 }
