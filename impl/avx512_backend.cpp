@@ -5,6 +5,10 @@
 // AVX-512 F, BW and VL instructions are used: no VBMI, BF16 or FP16 ones, so nothing here needs
 // a feature check of its own.
 //
+// The same source is also built on SIMDe's portable AVX-512 (-DMXCONFORM_AVX512_SIMDE, with
+// tests/backends/avx512_simde.h included first) as the avx512-simde test plug-in, so that its
+// logic is proven on CPUs without AVX-512; the few #ifdefs below are all that build changes.
+//
 // The kernel is the AVX2 kernel's (impl/avx2_backend.cpp, whose comments derive the 16-bit lane
 // formula and its paths) on 512-bit vectors, 32 elements per vector, with:
 // - the same chunk geometry, 8 rows x 64 columns (16 blocks), so every path decision is taken
@@ -36,6 +40,7 @@
 #include "simd_stores.h"
 #include "simd_tensor.h"
 
+#ifndef MXCONFORM_AVX512_SIMDE
 #define MXCONFORM_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 // The row and chunk helpers hold 16 magnitude vectors across calls: forced inline, so that they
 // stay in registers.
@@ -43,6 +48,13 @@
 // A kernel's entry point: `flatten` inlines the shared loop (simd::quantize_tensor), which has no
 // target attribute of its own, and the chunks it calls.
 #define MXCONFORM_AVX512_FLATTEN __attribute__((target("avx512f,avx512bw,avx512vl"), flatten))
+#else
+// The same source built on SIMDe's AVX-512 (tests/backends/avx512_simde.h is included first):
+// no target attributes, and no `flatten`, which would inline every emulated instruction.
+#define MXCONFORM_AVX512
+#define MXCONFORM_AVX512_INLINE inline
+#define MXCONFORM_AVX512_FLATTEN
+#endif
 
 namespace mxconform::impl {
 namespace {
@@ -78,7 +90,9 @@ constexpr int kAOrBAndC = kTernA | (kTernB & kTernC);
 // A vector constant the compiler keeps in a register: left to itself, GCC rebuilds broadcast
 // constants inside the row loops.
 MXCONFORM_AVX512_INLINE __m512i opaque(__m512i value) {
+#ifndef MXCONFORM_AVX512_SIMDE  // SIMDe's vectors live in memory or AVX2 registers: no "v" operand
   __asm__("" : "+v"(value));
+#endif
   return value;
 }
 
@@ -575,14 +589,25 @@ MXCONFORM_AVX512 void reverse_windows_avx512(std::uint8_t* data, std::size_t siz
 
 // What simd::Backend needs of this file.
 struct Avx512Kernel {
+#ifndef MXCONFORM_AVX512_SIMDE
   static constexpr std::string_view kName = "avx512";
   static constexpr std::string_view kDescription =
       "AVX-512 BW/VL: 8x64 chunks narrowed in 16-bit lanes held in registers, fp32 path for specials, streaming stores; "
       "dequantize via scalar";
+#else
+  static constexpr std::string_view kName = "avx512-simde";
+  static constexpr std::string_view kDescription =
+      "the avx512 kernel's source on SIMDe's AVX-512 (built for AVX2 + F16C): its logic, not its speed; "
+      "dequantize via scalar";
+#endif
   using Kernels = Avx512Kernels;
   static CpuFeatures required_features() {
     CpuFeatures needed;
+#ifndef MXCONFORM_AVX512_SIMDE
     needed.avx512bw = needed.avx512vl = true;
+#else
+    needed.avx2 = needed.f16c = true;
+#endif
     return needed;
   }
   static constexpr auto& reverse_windows = reverse_windows_avx512;
@@ -590,7 +615,11 @@ struct Avx512Kernel {
 
 }  // namespace
 
+#ifndef MXCONFORM_AVX512_SIMDE
 const Subject& avx512_backend() {
+#else
+const Subject& avx512_simde_backend() {
+#endif
   static const simd::Backend<Avx512Kernel> kBackend;
   return kBackend;
 }

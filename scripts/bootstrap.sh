@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake make g++
   libboost-dev libcli11-dev libgtest-dev librapidcheck-dev libyaml-cpp-dev libbenchmark-dev
-  libpugixml-dev libssl-dev libseccomp-dev libtbb-dev python3-numpy python3-yaml
+  libpugixml-dev libssl-dev libseccomp-dev libtbb-dev python3-numpy python3-yaml libsimde-dev
 )
 
 missing=()

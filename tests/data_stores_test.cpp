@@ -2,7 +2,9 @@
 // picks: at the threshold size, every SIMD built-in this CPU runs writes the oracle's bytes with
 // non-temporal row stores (FP8) and with FP4 rows both ways (half lines, and gathered into whole
 // lines), whichever this CPU's vendor gets by default. Expected bytes come
-// from oracle::quantize; the decisions are derived by hand from the 64-byte line.
+// from oracle::quantize; the decisions are derived by hand from the 64-byte line. With
+// MXCONFORM_SUBJECT naming a plug-in, the streaming cases run on it alone (ctest does so for the
+// avx512-simde plug-in, once per store strategy and prefetch choice).
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -14,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "data_stores.h"
+#include "mxconform/open_subject.h"
 #include "mxconform/registry.h"
 #include "oracle.h"
 
@@ -194,12 +197,57 @@ StreamingCase streaming_case(InputDtype input, OutputDtype output, std::size_t f
 class StreamingStores
     : public testing::TestWithParam<std::tuple<InputDtype, OutputDtype, Fp4Streaming, std::size_t>> {};
 
+// The subject named by MXCONFORM_SUBJECT (a plug-in: ctest names the avx512-simde one), or null.
+// A plug-in has its own copy of data_stores.cpp: its choices come from MXCONFORM_FP4_STREAMING and
+// MXCONFORM_PREFETCH, read once in its process, which ctest sets for each run of this test.
+const Subject* subject_from_environment() {
+  const char* spec = std::getenv("MXCONFORM_SUBJECT");
+  if (spec == nullptr || *spec == '\0') return nullptr;
+  static const std::shared_ptr<const Subject> kSubject = open_subject(spec);
+  return kSubject.get();
+}
+
+// The store strategy the plug-in's run is told to take, or null when the environment names none.
+std::optional<Fp4Streaming> fp4_streaming_from_environment() {
+  const char* wanted = std::getenv("MXCONFORM_FP4_STREAMING");
+  if (wanted == nullptr) return std::nullopt;
+  for (const Fp4Streaming each : {Fp4Streaming::kWholeLines, Fp4Streaming::kHalfLines}) {
+    if (std::string(wanted) == name(each)) return each;
+  }
+  return std::nullopt;
+}
+
+// Whether `subject` wrote the oracle's bytes for `c`; `who` names the run in the failure.
+void expect_oracle_bytes(const Subject& subject, const StreamingCase& c, const LineBuffer& data, const std::string& who) {
+  const Geometry g = geometry(c.config);
+  std::fill(data.get(), data.get() + g.data_bytes, kSentinel);
+  std::vector<std::uint8_t> scale(g.scale_bytes, kSentinel);
+  subject.quantize(c.config, c.input.data(), data.get(), scale.data());
+  const auto data_end = data.get() + g.data_bytes;
+  const auto [actual_data, expected_data] = std::mismatch(data.get(), data_end, c.expected_data.begin());
+  EXPECT_EQ(actual_data, data_end) << who << ": first differing data byte at " << (actual_data - data.get())
+                                   << ": expected " << int{*expected_data} << ", actual " << int{*actual_data};
+  const auto [actual_scale, expected_scale] = std::mismatch(scale.begin(), scale.end(), c.expected_scale.begin());
+  EXPECT_EQ(actual_scale, scale.end()) << who << ": first differing scale byte at " << (actual_scale - scale.begin());
+}
+
 TEST_P(StreamingStores, EverySimdBuiltInWritesTheOraclesBytes) {
   const auto [input, output, fp4, free] = GetParam();
   const StreamingCase c = streaming_case(input, output, free);
   const Geometry g = geometry(c.config);
   const LineBuffer data = line_aligned(g.data_bytes);
   ASSERT_NE(choose_data_stores(c.config, data.get(), g.data_bytes, fp4), DataStores::kOrdinary);
+  if (const Subject* plugin = subject_from_environment()) {
+    const std::optional<Fp4Streaming> told = fp4_streaming_from_environment();
+    if (is_fp4(output) && told != fp4) {
+      GTEST_SKIP() << "the plug-in's FP4 store strategy is MXCONFORM_FP4_STREAMING's, "
+                   << (told ? name(*told) : "unset") << ", not " << name(fp4);
+    }
+    const char* prefetch = std::getenv("MXCONFORM_PREFETCH");
+    expect_oracle_bytes(*plugin, c, data,
+                        std::string(plugin->name()) + ", MXCONFORM_PREFETCH=" + (prefetch ? prefetch : "(unset)"));
+    return;
+  }
   force_fp4_streaming(fp4);
   struct Release {
     ~Release() {
@@ -212,16 +260,7 @@ TEST_P(StreamingStores, EverySimdBuiltInWritesTheOraclesBytes) {
     force_input_prefetch(prefetch);
     for (const Subject* subject : built_in_subjects()) {
       if (subject->is_reference() || subject->name() == "scalar" || !runnable_here(*subject)) continue;
-      std::fill(data.get(), data.get() + g.data_bytes, kSentinel);
-      std::vector<std::uint8_t> scale(g.scale_bytes, kSentinel);
-      subject->quantize(c.config, c.input.data(), data.get(), scale.data());
-      const std::string who = std::string(subject->name()) + ", prefetch " + name(prefetch);
-      const auto data_end = data.get() + g.data_bytes;
-      const auto [actual_data, expected_data] = std::mismatch(data.get(), data_end, c.expected_data.begin());
-      EXPECT_EQ(actual_data, data_end) << who << ": first differing data byte at " << (actual_data - data.get())
-                                       << ": expected " << int{*expected_data} << ", actual " << int{*actual_data};
-      const auto [actual_scale, expected_scale] = std::mismatch(scale.begin(), scale.end(), c.expected_scale.begin());
-      EXPECT_EQ(actual_scale, scale.end()) << who << ": first differing scale byte at " << (actual_scale - scale.begin());
+      expect_oracle_bytes(*subject, c, data, std::string(subject->name()) + ", prefetch " + name(prefetch));
     }
   }
 }

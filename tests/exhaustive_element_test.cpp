@@ -5,7 +5,9 @@
 // against the x86 multiply on a sample of E8M0 values.
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "exhaustive_campaign.h"
+#include "mxconform/open_subject.h"
 #include "mxconform/registry.h"
 #include "oracle.h"
 
@@ -33,9 +36,15 @@ float multiplier(int e8m0) {
 }
 
 // Every compiled implementation but the oracle; one that this CPU cannot run is skipped with the
-// reason, never passed silently.
+// reason, never passed silently. When MXCONFORM_SUBJECT names a plug-in (ctest names the
+// avx512-simde one), only it.
 std::vector<const Subject*> subjects() {
   std::vector<const Subject*> out;
+  if (const char* spec = std::getenv("MXCONFORM_SUBJECT"); spec != nullptr && *spec != '\0') {
+    static const std::shared_ptr<const Subject> kPlugin = open_subject(spec);
+    out.push_back(kPlugin.get());
+    return out;
+  }
   for (const Subject* impl : built_in_subjects()) {
     if (impl != &oracle::backend()) out.push_back(impl);
   }
