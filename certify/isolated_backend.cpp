@@ -480,10 +480,12 @@ const BackendInfo& IsolatedBackend::info() {
     struct stat st {};
     if (::stat(spec_.c_str(), &st) != 0) throw Error(spec_ + ": " + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw Error(spec_ + ": not a regular file (a backend is a shared library)");
-  } else if (find_built_in(spec_) == nullptr) {
+  } else if (const Subject* impl = find_built_in(spec_); impl == nullptr) {
     std::string names;
     for (const Subject* each : built_in_subjects()) names += (names.empty() ? "" : ", ") + std::string(each->name());
     throw Error("unknown backend '" + spec_ + "'; available: " + names + ", or a path to a shared library");
+  } else {
+    require_runnable_here(*impl);  // else its worker would die of SIGILL on every call
   }
   if (pid_ <= 0) start_worker(page_size());
   Request request{};

@@ -106,10 +106,7 @@ std::shared_ptr<const Subject> open_subject(const std::string& spec) {
   if (names_a_plugin(spec)) return std::make_shared<const PluginSubject>(spec);
   const Subject* impl = spec.empty() ? &best_built_in() : find_built_in(spec);
   if (impl == nullptr) throw Error("unknown backend '" + spec + "'; choose " + subject_choices());
-  if (!runnable_here(*impl)) {
-    throw Error("backend '" + std::string(impl->name()) + "' needs CPU features " + impl->required_features().to_string() +
-                "; this CPU has " + CpuFeatures::detect().to_string());
-  }
+  require_runnable_here(*impl);
   return std::shared_ptr<const Subject>(impl, [](const Subject*) {});  // built-ins live forever
 }
 

@@ -4,6 +4,7 @@
 #include "avx512_backend.h"
 #include "oracle.h"
 #include "scalar_backend.h"
+#include "mxconform/error.h"
 
 namespace mxconform {
 namespace {
@@ -38,6 +39,12 @@ bool runnable_here(const Subject& impl) { return cpu_here().covers(impl.required
 std::string not_runnable_reason(const Subject& impl) {
   if (runnable_here(impl)) return "";
   return "this CPU lacks " + cpu_here().missing(impl.required_features()).describe();
+}
+
+void require_runnable_here(const Subject& impl) {
+  if (runnable_here(impl)) return;
+  throw Error("backend '" + std::string(impl.name()) + "' needs CPU features " + impl.required_features().to_string() +
+              "; this CPU has " + CpuFeatures::detect().to_string());
 }
 
 const Subject& best_built_in_for(const CpuFeatures& cpu) {

@@ -11,6 +11,7 @@
 
 #include "certification.h"
 #include "mxconform/error.h"
+#include "mxconform/registry.h"
 #include "test_backends.h"
 
 namespace mxconform::certify {
@@ -43,8 +44,24 @@ const Failure& first_failure(const Certificate& c, Outcome outcome) {
   return kNone;
 }
 
+// Every implementation in impl/ that this CPU runs is certified. One it cannot run is refused
+// before any call, naming what it needs: its worker would die of SIGILL on every call, each
+// counted a crash.
 TEST(Certify, BuiltInImplementationsAreCertified) {
-  for (const char* backend : {"scalar", "avx2"}) {
+  for (const Subject* impl : built_in_subjects()) {
+    if (impl->is_reference()) continue;
+    const std::string backend(impl->name());
+    if (!runnable_here(*impl)) {
+      try {
+        run_certification(options_for(backend, {"corpus"}));
+        ADD_FAILURE() << backend << " cannot run on this CPU, yet certify did not refuse it";
+      } catch (const Error& e) {
+        const std::string expected = "backend '" + backend + "' needs CPU features " + impl->required_features().to_string();
+        EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      }
+      std::printf("%s: refused, as this CPU cannot run it (%s)\n", backend.c_str(), not_runnable_reason(*impl).c_str());
+      continue;
+    }
     const Certificate c = run_certification(options_for(backend, {"corpus", "exhaustive", "properties"}));
     EXPECT_TRUE(c.certified()) << backend << "\n" << verdict_table(c);
     EXPECT_GT(count(c, Outcome::kPass), 400u) << backend;

@@ -16,6 +16,9 @@ const Subject* find_built_in(std::string_view name);
 bool runnable_here(const Subject& impl);
 // Empty when runnable_here(impl); otherwise why not: "this CPU lacks AVX-512 BW/VL".
 std::string not_runnable_reason(const Subject& impl);
+// Throws Error unless runnable_here(impl): "backend 'avx512' needs CPU features avx512bw avx512vl;
+// this CPU has avx2 fma f16c bmi2". Every command that opens a built-in says it so.
+void require_runnable_here(const Subject& impl);
 // The fastest implementation this CPU can run (selected once, above any block loop).
 const Subject& best_built_in();
 // The fastest implementation a CPU with `cpu` can run, never the oracle: the run-time selection
