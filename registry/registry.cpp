@@ -2,9 +2,9 @@
 
 #include "avx2_backend.h"
 #include "avx512_backend.h"
+#include "mxconform/error.h"
 #include "oracle.h"
 #include "scalar_backend.h"
-#include "mxconform/error.h"
 
 namespace mxconform {
 namespace {

@@ -16,9 +16,9 @@
 #include <gtest/gtest.h>
 
 #include "data_stores.h"
-#include "mxconform/open_subject.h"
 #include "mxconform/registry.h"
 #include "oracle.h"
+#include "subject_from_environment.h"
 
 namespace mxconform::impl::simd {
 namespace {
@@ -197,26 +197,6 @@ StreamingCase streaming_case(InputDtype input, OutputDtype output, std::size_t f
 class StreamingStores
     : public testing::TestWithParam<std::tuple<InputDtype, OutputDtype, Fp4Streaming, std::size_t>> {};
 
-// The subject named by MXCONFORM_SUBJECT (a plug-in: ctest names the avx512-simde one), or null.
-// A plug-in has its own copy of data_stores.cpp: its choices come from MXCONFORM_FP4_STREAMING and
-// MXCONFORM_PREFETCH, read once in its process, which ctest sets for each run of this test.
-const Subject* subject_from_environment() {
-  const char* spec = std::getenv("MXCONFORM_SUBJECT");
-  if (spec == nullptr || *spec == '\0') return nullptr;
-  static const std::shared_ptr<const Subject> kSubject = open_subject(spec);
-  return kSubject.get();
-}
-
-// The store strategy the plug-in's run is told to take, or null when the environment names none.
-std::optional<Fp4Streaming> fp4_streaming_from_environment() {
-  const char* wanted = std::getenv("MXCONFORM_FP4_STREAMING");
-  if (wanted == nullptr) return std::nullopt;
-  for (const Fp4Streaming each : {Fp4Streaming::kWholeLines, Fp4Streaming::kHalfLines}) {
-    if (std::string(wanted) == name(each)) return each;
-  }
-  return std::nullopt;
-}
-
 // Whether `subject` wrote the oracle's bytes for `c`; `who` names the run in the failure.
 void expect_oracle_bytes(const Subject& subject, const StreamingCase& c, const LineBuffer& data, const std::string& who) {
   const Geometry g = geometry(c.config);
@@ -237,15 +217,15 @@ TEST_P(StreamingStores, EverySimdBuiltInWritesTheOraclesBytes) {
   const Geometry g = geometry(c.config);
   const LineBuffer data = line_aligned(g.data_bytes);
   ASSERT_NE(choose_data_stores(c.config, data.get(), g.data_bytes, fp4), DataStores::kOrdinary);
-  if (const Subject* plugin = subject_from_environment()) {
-    const std::optional<Fp4Streaming> told = fp4_streaming_from_environment();
-    if (is_fp4(output) && told != fp4) {
-      GTEST_SKIP() << "the plug-in's FP4 store strategy is MXCONFORM_FP4_STREAMING's, "
-                   << (told ? name(*told) : "unset") << ", not " << name(fp4);
+  if (const Subject* plugin = testing_support::subject_from_environment()) {
+    // A plug-in has its own copy of data_stores.cpp, which cannot be forced from here. It makes
+    // the choices this process makes unforced: the CPU's own, or MXCONFORM_FP4_STREAMING's and
+    // MXCONFORM_PREFETCH's, which ctest sets for each run of this test.
+    if (is_fp4(output) && fp4_streaming() != fp4) {
+      GTEST_SKIP() << "this run's FP4 store strategy is " << name(fp4_streaming()) << " (MXCONFORM_FP4_STREAMING), not "
+                   << name(fp4) << ": another run of this test takes this case";
     }
-    const char* prefetch = std::getenv("MXCONFORM_PREFETCH");
-    expect_oracle_bytes(*plugin, c, data,
-                        std::string(plugin->name()) + ", MXCONFORM_PREFETCH=" + (prefetch ? prefetch : "(unset)"));
+    expect_oracle_bytes(*plugin, c, data, std::string(plugin->name()) + ", prefetch " + name(input_prefetch()));
     return;
   }
   force_fp4_streaming(fp4);

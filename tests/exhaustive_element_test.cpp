@@ -5,9 +5,7 @@
 // against the x86 multiply on a sample of E8M0 values.
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -15,9 +13,9 @@
 #include <gtest/gtest.h>
 
 #include "exhaustive_campaign.h"
-#include "mxconform/open_subject.h"
 #include "mxconform/registry.h"
 #include "oracle.h"
+#include "subject_from_environment.h"
 
 namespace mxconform {
 namespace {
@@ -40,11 +38,7 @@ float multiplier(int e8m0) {
 // avx512-simde one), only it.
 std::vector<const Subject*> subjects() {
   std::vector<const Subject*> out;
-  if (const char* spec = std::getenv("MXCONFORM_SUBJECT"); spec != nullptr && *spec != '\0') {
-    static const std::shared_ptr<const Subject> kPlugin = open_subject(spec);
-    out.push_back(kPlugin.get());
-    return out;
-  }
+  if (const Subject* plugin = testing_support::subject_from_environment()) return {plugin};
   for (const Subject* impl : built_in_subjects()) {
     if (impl != &oracle::backend()) out.push_back(impl);
   }

@@ -6,18 +6,10 @@
 #include <memory>
 
 #include "mxconform/registry.h"
-#include "mxconform/open_subject.h"
 #include "repro_writer.h"
+#include "subject_from_environment.h"
 
 namespace mxconform::properties {
-
-const Subject* subject_from_environment() {
-  const char* spec = std::getenv(kSubjectVariable);
-  if (spec == nullptr || *spec == '\0') return nullptr;
-  // Loaded once for the whole test program; a bad name fails every test that asks for targets.
-  static const std::shared_ptr<const Subject> kSubject = open_subject(spec);
-  return kSubject.get();
-}
 
 std::vector<Target> targets(bool with_oracle, const std::vector<OutputDtype>& outputs) {
   std::vector<OutputDtype> chosen = outputs;
@@ -25,7 +17,7 @@ std::vector<Target> targets(bool with_oracle, const std::vector<OutputDtype>& ou
     for (const OutputDtypeInfo& dtype : output_dtypes()) chosen.push_back(dtype.id);
   }
   std::vector<Target> all;
-  if (const Subject* subject = subject_from_environment()) {
+  if (const Subject* subject = testing_support::subject_from_environment()) {
     // Only the output dtypes the subject declares.
     for (OutputDtype output : chosen) {
       if ((subject->capabilities().output_dtypes >> static_cast<int>(output)) & 1) all.push_back({subject, output});

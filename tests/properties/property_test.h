@@ -28,7 +28,6 @@ void PrintTo(const Target& target, std::ostream* out);
 // Every runnable built-in (the oracle too when `with_oracle`) for each output dtype; or, when the
 // environment variable MXCONFORM_SUBJECT names a subject (a built-in or a plug-in path), only it,
 // for the output dtypes it declares.
-inline constexpr const char* kSubjectVariable = "MXCONFORM_SUBJECT";
 std::vector<Target> targets(bool with_oracle, const std::vector<OutputDtype>& outputs = {});
 // "scalar_float8_e4m3fn": the test name suffix.
 std::string target_name(const ::testing::TestParamInfo<Target>& info);
