@@ -271,14 +271,18 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
 
 // simd::quantize_tensor's `Chunks` (chunk_loop.h): chunk() writes a chunk's data bytes to `out`
 // (defined below).
+template <InputDtype kInput, class Format>
+class BandRows;
+
 struct Avx512Chunks {
-  // Every row is finished in its chunk.
-  template <InputDtype, ElementKind, DataStores>
-  using Deferred = simd::NoDeferredWork;
-  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
-  static void chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                    simd::NoDeferredWork& deferred, std::size_t g, std::size_t col, std::size_t scale_row, int bias,
-                    ChunkOutput out);
+  // FP8 rows that need the subnormal band are redone in batches at streaming sizes (BandRows);
+  // every other row is finished in its chunk.
+  template <InputDtype kInput, ElementKind kElement, DataStores kStores>
+  using Deferred = std::conditional_t<kElement != ElementKind::kFp4E2m1 && kStores == DataStores::kStreaming,
+                                      BandRows<kInput, typename ElementFormat<kElement>::Type>, simd::NoDeferredWork>;
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide, class Rows>
+  static void chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes, Rows& deferred,
+                    std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out);
 };
 
 // 32 input elements as two fp32 vectors: `lo` holds columns 8L..8L+3 in 128-bit lane L, `hi`
@@ -391,18 +395,102 @@ MXCONFORM_AVX512_INLINE void store_fp4_row(const __m512i (&in)[kVectors], const 
 }
 
 
+// FP8 at streaming sizes: the rows of wide chunks that hold a lane in the subnormal band, redone
+// in batches of kChunks chunks instead of each in its chunk, as the AVX2 kernel's BandRows
+// (avx2_backend.cpp says why: a branch on each such row mispredicts about as often as it is
+// taken, and at streaming sizes also discards the loads issued past it). Each row is stored as
+// computed; a row that needs the band notes itself without a branch, and finish() recomputes the
+// noted rows from their input, still in L1 or L2, and stores them again. Measured on AMD family
+// 0x1A (README.md, "Performance").
+// Preconditions (those of Subject::quantize): input and output do not overlap.
+template <InputDtype kInput, class Format>
+class BandRows {
+ public:
+  static constexpr bool kDefers = true;
+  static constexpr int kChunks = 16;
+  using Lanes = LaneNarrow32<kInput, Format>;
+
+  BandRows(const Tensor& t, std::size_t out_stride) : in_stride_(t.free), out_stride_(out_stride) {}
+  BandRows(const BandRows&) = delete;
+  BandRows& operator=(const BandRows&) = delete;
+
+  // A wide chunk notes its row r by `slots()[count] = first_slot() + r; count += needs_band;`,
+  // starting from count(), and hands the count back to end_chunk().
+  std::uint8_t* slots() { return slots_; }
+  int count() const { return count_; }
+  int first_slot() const { return filled_ * static_cast<int>(kBlockRows); }
+
+  MXCONFORM_AVX512_INLINE void end_chunk(const Lanes& lanes, int count, const std::uint16_t* in, std::uint8_t* out,
+                                         const __m512i (&rebiased)[kWideVectors]) {
+    Chunk& chunk = chunks_[filled_];
+    chunk.in = in;
+    chunk.out = out;
+    #pragma GCC unroll 8
+    for (int v = 0; v < kWideVectors; ++v) chunk.rebiased[v] = rebiased[v];
+    count_ = count;
+    if (++filled_ == kChunks) finish(lanes);
+  }
+
+  // The noted rows, by the general path's lanes (right for clean chunks too: their zeros and
+  // subnormal inputs are below the subnormal band either way) and the band.
+  MXCONFORM_AVX512 void finish(const Lanes& lanes) {
+    for (int i = 0; i < count_; ++i) {
+      const Chunk& chunk = chunks_[slots_[i] / kBlockRows];
+      const std::size_t r = slots_[i] % kBlockRows;
+      const std::uint16_t* row = chunk.in + r * in_stride_;
+      __m512i in[kWideVectors];
+      __m512i codes[kWideVectors];
+      #pragma GCC unroll 8
+      for (int v = 0; v < kWideVectors; ++v) {
+        in[v] = load32(row + kVectorCols * v);
+        const __m512i magnitude = lanes.magnitude(in[v]);
+        __m512i window, input_window;
+        const __m512i lane_codes = lanes.template codes<true>(magnitude, chunk.rebiased[v], window, input_window);
+        codes[v] = Lanes::template with_subnormal_band<true>(magnitude, chunk.rebiased[v], lane_codes);
+      }
+      store_fp8_row<true, true>(lanes, in, codes, chunk.out + r * out_stride_);
+    }
+    count_ = 0;
+    filled_ = 0;
+  }
+
+ private:
+  struct Chunk {
+    __m512i rebiased[kWideVectors];
+    const std::uint16_t* in;
+    std::uint8_t* out;
+  };
+  Chunk chunks_[kChunks];
+  std::uint8_t slots_[kChunks * kBlockRows];
+  int count_ = 0;   // rows noted
+  int filled_ = 0;  // chunks noted
+  std::size_t in_stride_;
+  std::size_t out_stride_;
+};
+
 template <int kVectors>
 using ChunkMagnitudes = __m512i[kBlockRows][kVectors];
 
 // Steps 4-6 for the 8 rows of a chunk, FP8, from the rows' magnitude bits. The rare row with a
 // lane the 16-bit formula cannot decide is recomputed before it is stored.
-template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath>
+template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath, class Deferred>
 MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                             const std::uint16_t* row, ChunkOutput out,
+                                             Deferred& deferred, const std::uint16_t* row, ChunkOutput out,
                                              const ChunkMagnitudes<kVectors>& magnitudes, const __m512i (&e8m0)[kVectors]) {
   using Format = typename ElementFormat<kElement>::Type;
   using Lanes = LaneNarrow32<kInput, Format>;
   constexpr bool kGeneral = kPath == ChunkPath::kGeneral;
+  // Rows that need the band are left to `deferred` (BandRows says why).
+  constexpr bool kDefer = Deferred::kDefers && kVectors == kWideVectors && kPath != ChunkPath::kSpecial;
+  const std::uint16_t* const first_row = row;
+  std::uint8_t* slots = nullptr;
+  int count = 0;
+  int first_slot = 0;
+  if constexpr (kDefer) {
+    slots = deferred.slots();
+    count = deferred.count();
+    first_slot = deferred.first_slot();
+  }
   const __m512i nan_code = _mm512_set1_epi32(t.nan_code);
   __m512i rebiased[kVectors];
   #pragma GCC unroll 8
@@ -430,6 +518,9 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
     if (kGeneral && Lanes::has_subnormal_input(input_windows)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(magnitudes[r][v], e8m0[v], false, nan_code);
+    } else if constexpr (kDefer) {
+      slots[count] = static_cast<std::uint8_t>(first_slot + static_cast<int>(r));
+      count += Lanes::in_subnormal_band(windows) ? 1 : 0;
     } else if (Lanes::in_subnormal_band(windows)) {
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = Lanes::template with_subnormal_band<kGeneral>(magnitudes[r][v], rebiased[v], codes[v]);
@@ -438,6 +529,7 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
     for (int v = 0; v < kVectors; ++v) in[v] = load32(row + kVectorCols * v);
     store_fp8_row<true, kStream>(lanes, in, codes, out_row);
   }
+  if constexpr (kDefer) deferred.end_chunk(lanes, count, first_row, out.data, rebiased);
 }
 
 // Steps 4-6 for the 8 rows of a chunk, FP4 (its subnormal band is decided in the lanes).
@@ -480,10 +572,10 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
 
 // One chunk: partition group g, columns [col, col + 32 * kVectors): 8 * kVectors blocks.
 // Writes the data bytes and the blocks' E8M0 bytes.
-template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide>
+template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide, class Rows>
 MXCONFORM_AVX512 void Avx512Chunks::chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                     simd::NoDeferredWork& /*deferred*/, std::size_t g, std::size_t col, std::size_t scale_row,
-                                     int bias, ChunkOutput out) {
+                                          Rows& deferred, std::size_t g, std::size_t col, std::size_t scale_row, int bias,
+                                          ChunkOutput out) {
   constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
   using Format = typename ElementFormat<kElement>::Type;
   using Lanes = LaneNarrow32<kInput, Format>;
@@ -547,11 +639,11 @@ MXCONFORM_AVX512 void Avx512Chunks::chunk(const Tensor& t, const LaneNarrow32<kI
     }
   } else {
     if (special != 0) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, magnitudes, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, deferred, base, out, magnitudes, e8m0);
     } else if (clean) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, magnitudes, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, deferred, base, out, magnitudes, e8m0);
     } else {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, magnitudes, e8m0);
+      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, deferred, base, out, magnitudes, e8m0);
     }
   }
 }

@@ -191,7 +191,7 @@ StreamingCase streaming_case(InputDtype input, OutputDtype output, std::size_t f
 }
 
 // (input, output, FP4 store strategy, free). FP8 at streaming sizes leaves the rows that need
-// the subnormal band to batches of 16 chunks (avx2_backend.cpp, BandRows): 8192 columns end each
+// the subnormal band to batches of 16 chunks (BandRows, in both SIMD kernels): 8192 columns end each
 // partition group on a batch boundary, 6400 (100 chunks) in the middle of one, and the last
 // batch of the tensor is a partial one.
 class StreamingStores
