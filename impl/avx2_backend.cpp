@@ -294,73 +294,46 @@ class LaneNarrow16 : public simd::LaneConstants<kInput, Format> {
 // chunks, or one redone row per chunk, made no difference. In L2 the branch on each row is
 // cheaper than the batch, so ordinary stores keep it.
 // Preconditions (those of Subject::quantize): input and output do not overlap.
+struct BandRowsRebiased {
+  __m256i v[kWideVectors];
+};
+
 template <InputDtype kInput, class Format>
-class BandRows {
+class BandRows : public simd::BandRowList<BandRowsRebiased> {
  public:
-  static constexpr bool kDefers = true;
-  static constexpr int kChunks = 16;
   using Lanes = LaneNarrow16<kInput, Format>;
-
-  BandRows(const Tensor& t, std::size_t out_stride) : in_stride_(t.free), out_stride_(out_stride) {}
-  BandRows(const BandRows&) = delete;
-  BandRows& operator=(const BandRows&) = delete;
-
-  // A wide chunk notes its row r by `slots()[count] = first_slot() + r; count += needs_band;`,
-  // starting from count(), and hands the count back to end_chunk().
-  std::uint8_t* slots() { return slots_; }
-  int count() const { return count_; }
-  int first_slot() const { return filled_ * static_cast<int>(kBlockRows); }
+  using simd::BandRowList<BandRowsRebiased>::BandRowList;
 
   MXCONFORM_AVX2 void end_chunk(const Lanes& lanes, int count, const std::uint16_t* in, std::uint8_t* out,
                                 const __m256i (&rebiased)[kWideVectors]) {
-    Chunk& chunk = chunks_[filled_];
-    chunk.in = in;
-    chunk.out = out;
+    BandRowsRebiased& noted = this->note_chunk(count, in, out);
     #pragma GCC unroll 8
-    for (int v = 0; v < kWideVectors; ++v) chunk.rebiased[v] = rebiased[v];
-    count_ = count;
-    if (++filled_ == kChunks) finish(lanes);
+    for (int v = 0; v < kWideVectors; ++v) noted.v[v] = rebiased[v];
+    if (this->close_chunk()) finish(lanes);
   }
 
   // The noted rows, by the general path's lanes (right for clean chunks too: their zeros and
   // subnormal inputs are below the subnormal band either way) and the band.
   MXCONFORM_AVX2 void finish(const Lanes& lanes) {
-    for (int i = 0; i < count_; ++i) {
-      const Chunk& chunk = chunks_[slots_[i] / kBlockRows];
-      const std::size_t r = slots_[i] % kBlockRows;
-      const std::uint16_t* row = chunk.in + r * in_stride_;
-      std::uint8_t* out = chunk.out + r * out_stride_;
+    for (int i = 0; i < this->count(); ++i) {
+      const auto row = this->noted_row(i);
       __m256i in[kWideVectors];
       __m256i codes[kWideVectors];
       __m256i input_flags = _mm256_set1_epi16(-1);
       #pragma GCC unroll 8
       for (int v = 0; v < kWideVectors; ++v) {
-        in[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + kVectorCols * v));
-        const __m256i lane_codes = lanes.template codes<true>(in[v], chunk.rebiased[v], input_flags);
-        codes[v] = lanes.template with_subnormal_band<true>(in[v], chunk.rebiased[v], lane_codes);
+        in[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row.in + kVectorCols * v));
+        const __m256i lane_codes = lanes.template codes<true>(in[v], row.rebiased.v[v], input_flags);
+        codes[v] = lanes.template with_subnormal_band<true>(in[v], row.rebiased.v[v], lane_codes);
       }
       #pragma GCC unroll 8
       for (int v = 0; v < kWideVectors; v += 2) {
         const __m256i magnitudes = lanes.template code_bytes<true>(codes[v], codes[v + 1]);
-        simd::store_bytes<true>(out + kVectorCols * v, lanes.fp8_bytes(in[v], in[v + 1], magnitudes));
+        simd::store_bytes<true>(row.out + kVectorCols * v, lanes.fp8_bytes(in[v], in[v + 1], magnitudes));
       }
     }
-    count_ = 0;
-    filled_ = 0;
+    this->clear();
   }
-
- private:
-  struct Chunk {
-    __m256i rebiased[kWideVectors];
-    const std::uint16_t* in;
-    std::uint8_t* out;
-  };
-  Chunk chunks_[kChunks];
-  std::uint8_t slots_[kChunks * kBlockRows];
-  int count_ = 0;   // rows noted
-  int filled_ = 0;  // chunks noted
-  std::size_t in_stride_;
-  std::size_t out_stride_;
 };
 
 // simd::quantize_tensor's `Chunks` (chunk_loop.h): chunk() writes a chunk's data bytes to `out`

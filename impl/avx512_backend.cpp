@@ -403,69 +403,43 @@ MXCONFORM_AVX512_INLINE void store_fp4_row(const __m512i (&in)[kVectors], const 
 // noted rows from their input, still in L1 or L2, and stores them again. Measured on AMD family
 // 0x1A (README.md, "Performance").
 // Preconditions (those of Subject::quantize): input and output do not overlap.
+struct BandRowsRebiased {
+  __m512i v[kWideVectors];
+};
+
 template <InputDtype kInput, class Format>
-class BandRows {
+class BandRows : public simd::BandRowList<BandRowsRebiased> {
  public:
-  static constexpr bool kDefers = true;
-  static constexpr int kChunks = 16;
   using Lanes = LaneNarrow32<kInput, Format>;
-
-  BandRows(const Tensor& t, std::size_t out_stride) : in_stride_(t.free), out_stride_(out_stride) {}
-  BandRows(const BandRows&) = delete;
-  BandRows& operator=(const BandRows&) = delete;
-
-  // A wide chunk notes its row r by `slots()[count] = first_slot() + r; count += needs_band;`,
-  // starting from count(), and hands the count back to end_chunk().
-  std::uint8_t* slots() { return slots_; }
-  int count() const { return count_; }
-  int first_slot() const { return filled_ * static_cast<int>(kBlockRows); }
+  using simd::BandRowList<BandRowsRebiased>::BandRowList;
 
   MXCONFORM_AVX512_INLINE void end_chunk(const Lanes& lanes, int count, const std::uint16_t* in, std::uint8_t* out,
                                          const __m512i (&rebiased)[kWideVectors]) {
-    Chunk& chunk = chunks_[filled_];
-    chunk.in = in;
-    chunk.out = out;
+    BandRowsRebiased& noted = this->note_chunk(count, in, out);
     #pragma GCC unroll 8
-    for (int v = 0; v < kWideVectors; ++v) chunk.rebiased[v] = rebiased[v];
-    count_ = count;
-    if (++filled_ == kChunks) finish(lanes);
+    for (int v = 0; v < kWideVectors; ++v) noted.v[v] = rebiased[v];
+    if (this->close_chunk()) finish(lanes);
   }
 
   // The noted rows, by the general path's lanes (right for clean chunks too: their zeros and
   // subnormal inputs are below the subnormal band either way) and the band.
   MXCONFORM_AVX512 void finish(const Lanes& lanes) {
-    for (int i = 0; i < count_; ++i) {
-      const Chunk& chunk = chunks_[slots_[i] / kBlockRows];
-      const std::size_t r = slots_[i] % kBlockRows;
-      const std::uint16_t* row = chunk.in + r * in_stride_;
+    for (int i = 0; i < this->count(); ++i) {
+      const auto row = this->noted_row(i);
       __m512i in[kWideVectors];
       __m512i codes[kWideVectors];
       #pragma GCC unroll 8
       for (int v = 0; v < kWideVectors; ++v) {
-        in[v] = load32(row + kVectorCols * v);
+        in[v] = load32(row.in + kVectorCols * v);
         const __m512i magnitude = lanes.magnitude(in[v]);
         __m512i window, input_window;
-        const __m512i lane_codes = lanes.template codes<true>(magnitude, chunk.rebiased[v], window, input_window);
-        codes[v] = Lanes::template with_subnormal_band<true>(magnitude, chunk.rebiased[v], lane_codes);
+        const __m512i lane_codes = lanes.template codes<true>(magnitude, row.rebiased.v[v], window, input_window);
+        codes[v] = Lanes::template with_subnormal_band<true>(magnitude, row.rebiased.v[v], lane_codes);
       }
-      store_fp8_row<true, true>(lanes, in, codes, chunk.out + r * out_stride_);
+      store_fp8_row<true, true>(lanes, in, codes, row.out);
     }
-    count_ = 0;
-    filled_ = 0;
+    this->clear();
   }
-
- private:
-  struct Chunk {
-    __m512i rebiased[kWideVectors];
-    const std::uint16_t* in;
-    std::uint8_t* out;
-  };
-  Chunk chunks_[kChunks];
-  std::uint8_t slots_[kChunks * kBlockRows];
-  int count_ = 0;   // rows noted
-  int filled_ = 0;  // chunks noted
-  std::size_t in_stride_;
-  std::size_t out_stride_;
 };
 
 template <int kVectors>

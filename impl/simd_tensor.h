@@ -136,6 +136,73 @@ struct NoDeferredWork {
   void finish(const Lanes&) {}
 };
 
+// The bookkeeping of a kernel's BandRows (avx2_backend.cpp says why FP8 rows that need the
+// subnormal band are redone in batches at streaming sizes): which rows of the last kChunks wide
+// chunks were noted, and each chunk's input, output and per-lane D + kHalfLessOne (`Rebiased`,
+// a struct of the kernel's vectors: a vector type itself would lose its attributes as a template
+// argument). The kernel's BandRows derives from it and recomputes the noted rows with its own
+// instructions; nothing here computes.
+template <class Rebiased>
+class BandRowList {
+ public:
+  static constexpr bool kDefers = true;
+  static constexpr int kChunks = 16;
+
+  BandRowList(const Tensor& t, std::size_t out_stride) : in_stride_(t.free), out_stride_(out_stride) {}
+  BandRowList(const BandRowList&) = delete;
+  BandRowList& operator=(const BandRowList&) = delete;
+
+  // A wide chunk notes its row r by `slots()[count] = first_slot() + r; count += needs_band;`,
+  // starting from count(), and hands the count to note_chunk() (through the kernel's end_chunk).
+  std::uint8_t* slots() { return slots_; }
+  int count() const { return count_; }
+  int first_slot() const { return filled_ * static_cast<int>(kBlockRows); }
+
+ protected:
+  struct NotedRow {
+    const std::uint16_t* in;
+    std::uint8_t* out;
+    const Rebiased& rebiased;
+  };
+
+  // Records the chunk just noted. Its Rebiased is to be filled by the caller.
+  Rebiased& note_chunk(int count, const std::uint16_t* in, std::uint8_t* out) {
+    Chunk& chunk = chunks_[filled_];
+    chunk.in = in;
+    chunk.out = out;
+    count_ = count;
+    return chunk.rebiased;
+  }
+  // Counts the chunk just noted; true when the list is full and the rows are due.
+  bool close_chunk() {
+    return ++filled_ == kChunks;
+  }
+  // The i-th noted row, i < count().
+  NotedRow noted_row(int i) const {
+    const Chunk& chunk = chunks_[slots_[i] / kBlockRows];
+    const std::size_t r = slots_[i] % kBlockRows;
+    return {chunk.in + r * in_stride_, chunk.out + r * out_stride_, chunk.rebiased};
+  }
+  // After the noted rows are stored again.
+  void clear() {
+    count_ = 0;
+    filled_ = 0;
+  }
+
+ private:
+  struct Chunk {
+    Rebiased rebiased;
+    const std::uint16_t* in;
+    std::uint8_t* out;
+  };
+  Chunk chunks_[kChunks];
+  std::uint8_t slots_[kChunks * kBlockRows];
+  int count_ = 0;   // rows noted
+  int filled_ = 0;  // chunks noted
+  std::size_t in_stride_;
+  std::size_t out_stride_;
+};
+
 using TensorKernel = void (*)(const QuantizeConfig&, const Tensor&);
 
 // The one dispatch point: the kernel instantiation for the dtypes, parity and data stores.
