@@ -382,7 +382,10 @@ std::string IsolatedBackend::reap_worker(double grace_seconds) {
   std::string how;
   if (pid_ > 0) {
     // A worker whose pipes just closed may be a moment away from its end: let it say how it ended
-    // before killing it.
+    // before killing it. Its requests end first: a worker reading its input to the end exits at
+    // once instead of taking the whole grace period.
+    if (request_fd_ >= 0) ::close(request_fd_);
+    request_fd_ = -1;
     for (const double until = monotonic_seconds() + grace_seconds; !process_has_ended(pid_) && monotonic_seconds() < until;) {
       if (pid_fd_ >= 0) {
         pollfd ended{pid_fd_, POLLIN, 0};
