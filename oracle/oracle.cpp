@@ -1,5 +1,6 @@
 #include "oracle.h"
 
+#include "element_memo.h"
 #include "exact.h"
 #include "profile_quantize.h"
 
@@ -205,27 +206,43 @@ void quantize(const QuantizeConfig& config, const std::uint16_t* input, std::uin
   const std::size_t groups = p / kBlockRows;
   const std::size_t cols = f / kBlockCols;
 
+  // Each element's exact results, once per thread (element_memo.h): its fp32 exponent field
+  // (steps 1-2) from its dtype and code; its element code (steps 4-5) from those, the block's E8M0,
+  // the element kind and the NaN policy.
+  thread_local ElementMemo fields;
+  thread_local ElementMemo element_codes;
+  const auto input_key = [&](std::uint16_t x) {
+    return MemoKey().add(static_cast<std::uint64_t>(config.input), 1).add(x, 16);
+  };
   std::vector<std::uint32_t> codes(p * f);
   std::vector<int> e8m0(groups * cols);
   for (std::size_t g = 0; g < groups; ++g) {
     for (std::size_t c = 0; c < cols; ++c) {
-      // Steps 1-2: the exact values of the block, and the largest fp32 exponent field.
-      std::vector<Value> values;
+      // Steps 1-2: the largest fp32 exponent field of the block's exact values.
       int max_field = 0;
       for (std::size_t row = g * kBlockRows; row < (g + 1) * kBlockRows; ++row) {
         for (std::size_t col = c * kBlockCols; col < (c + 1) * kBlockCols; ++col) {
-          values.push_back(decode(in_format, input[row * f + col]));
-          max_field = std::max(max_field, fp32_exponent_field(values.back()));
+          const std::uint16_t x = input[row * f + col];
+          const auto field = fields.get(input_key(x).value(), [&] {
+            return static_cast<std::uint32_t>(fp32_exponent_field(decode(in_format, x)));
+          });
+          max_field = std::max(max_field, static_cast<int>(field));
         }
       }
       // Steps 3-5.
       const int scale_byte = block_e8m0(max_field, config);
       e8m0[g * cols + c] = scale_byte;
       const Value m = multiplier(scale_byte);
-      std::size_t i = 0;
       for (std::size_t row = g * kBlockRows; row < (g + 1) * kBlockRows; ++row) {
         for (std::size_t col = c * kBlockCols; col < (c + 1) * kBlockCols; ++col) {
-          codes[row * f + col] = narrow(prescale(values[i++], m), element, config.fp8_nan);
+          const std::uint16_t x = input[row * f + col];
+          const MemoKey key = input_key(x)
+                                  .add(static_cast<std::uint64_t>(scale_byte), 8)
+                                  .add(static_cast<std::uint64_t>(element), 2)
+                                  .add(static_cast<std::uint64_t>(config.fp8_nan), 1);
+          codes[row * f + col] = element_codes.get(key.value(), [&] {
+            return narrow(prescale(decode(in_format, x), m), element, config.fp8_nan);
+          });
         }
       }
     }

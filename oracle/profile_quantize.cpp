@@ -1,5 +1,6 @@
 #include "profile_quantize.h"
 
+#include "element_memo.h"
 #include "exact.h"
 
 #include <algorithm>
@@ -172,30 +173,49 @@ int profile_e8m0(const QuantizeConfig& config, const std::vector<Value>& block) 
 
 namespace {
 
-// The element codes of one block under the profile, given its E8M0 byte.
-std::vector<std::uint32_t> profile_codes(const QuantizeConfig& config, const std::vector<Value>& block, int e8m0) {
+// The element codes of one block under the profile, given its E8M0 byte; `inputs` are the codes
+// the block's values were decoded from. Each element's code is computed once per thread and then
+// looked up (element_memo.h), keyed by everything it depends on: the profile, the input dtype and
+// code, the E8M0 byte and the block's largest exponent field (the golden rules' divisor), the
+// element kind and the EMAX mode.
+std::vector<std::uint32_t> profile_codes(const QuantizeConfig& config, const std::vector<Value>& block,
+                                         const std::vector<std::uint16_t>& inputs, int e8m0) {
   const Profile& contract = profile(config.profile);
   const ElementKind element = info(config.output).element;
   const FormatInfo& format = element_info(element);
   std::vector<std::uint32_t> codes;
   codes.reserve(block.size());
+  const bool golden = contract.scale_rule == ScaleRule::kGoldenField || contract.scale_rule == ScaleRule::kGoldenUnclipped;
+  int block_max_field = 0;  // the golden rules' divisor; the other rules' codes depend on e8m0 only
+  if (golden) {
+    for (const Value& v : block) block_max_field = std::max(block_max_field, fp32_exponent_field(v));
+  }
+  thread_local ElementMemo memo;
+  const auto memoized = [&](std::size_t i, const auto& compute) {
+    const MemoKey key = MemoKey()
+                            .add(static_cast<std::uint64_t>(config.profile), 5)
+                            .add(static_cast<std::uint64_t>(config.input), 1)
+                            .add(inputs[i], 16)
+                            .add(static_cast<std::uint64_t>(e8m0), 8)
+                            .add(static_cast<std::uint64_t>(block_max_field), 8)
+                            .add(static_cast<std::uint64_t>(element), 2)
+                            .add(static_cast<std::uint64_t>(config.emax_mode), 1);
+    return memo.get(key.value(), [&] { return compute(block[i]); });
+  };
   const auto nan_code = [&](bool negative) {
     if (!format.has_nan) return negative ? format.sign_mask : 0u;  // FP4: signed zero (Fp4NanCode::kSignedZero)
     return (negative ? format.sign_mask : 0u) | format.nan_code;
   };
-  if (contract.scale_rule == ScaleRule::kGoldenField || contract.scale_rule == ScaleRule::kGoldenUnclipped) {
+  if (golden) {
     // x / 2^(max field - emaxBias - 127) in float64 (exact here), clipped to +-max, to fp32, cast RNE.
-    int max_field = 0;
-    for (const Value& v : block) max_field = std::max(max_field, fp32_exponent_field(v));
-    const Rational divisor = power_of_two(max_field - emax_bias_of(config) - kFp32Bias);
+    const Rational divisor = power_of_two(block_max_field - emax_bias_of(config) - kFp32Bias);
     const Rational max_value(format.max_value);
-    for (const Value& x : block) {
-      if (x.is_nan()) {
-        codes.push_back(nan_code(x.negative));
-        continue;
-      }
-      const Rational clipped = x.is_inf() ? max_value : std::min(Rational(x.magnitude / divisor), max_value);
-      codes.push_back(narrow_with(to_fp32(x.negative, clipped), element, contract.rounding, contract.overflow));
+    for (std::size_t i = 0; i < block.size(); ++i) {
+      codes.push_back(memoized(i, [&](const Value& x) {
+        if (x.is_nan()) return nan_code(x.negative);
+        const Rational clipped = x.is_inf() ? max_value : std::min(Rational(x.magnitude / divisor), max_value);
+        return narrow_with(to_fp32(x.negative, clipped), element, contract.rounding, contract.overflow);
+      }));
     }
     return codes;
   }
@@ -206,24 +226,23 @@ std::vector<std::uint32_t> profile_codes(const QuantizeConfig& config, const std
   }
   const bool exact_division = contract.scale_rule == ScaleRule::kLog2Floor;
   const Rational multiplier = power_of_two(E8M0::kBias - e8m0);
-  for (const Value& x : block) {
-    if (x.is_nan()) {
-      codes.push_back(nan_code(contract.specials == SpecialsRule::kNanDroppedInfMax ? false : x.negative));
-      continue;
-    }
-    Value y;
-    if (x.is_inf()) {
-      y = x;
-    } else if (exact_division) {
-      // microxcaling divides by 2^shared in fp32, exact but for the sign of a quotient that
-      // rounds to zero (at most 2^-150): its torch.sign(-0.0) is 0, so -0 and such quotients
-      // come out +0; every other quotient is exact or far below the element's smallest code.
-      y.magnitude = x.magnitude * multiplier;
-      y.negative = x.negative && y.magnitude > power_of_two(-(kFp32Bias + kFp32MantissaBits));  // 2^-150
-    } else {
-      y = to_fp32(x.negative, x.magnitude * multiplier);  // x * fp32 reciprocal, rounded to fp32
-    }
-    codes.push_back(narrow_with(y, element, contract.rounding, contract.overflow));
+  for (std::size_t i = 0; i < block.size(); ++i) {
+    codes.push_back(memoized(i, [&](const Value& x) {
+      if (x.is_nan()) return nan_code(contract.specials == SpecialsRule::kNanDroppedInfMax ? false : x.negative);
+      Value y;
+      if (x.is_inf()) {
+        y = x;
+      } else if (exact_division) {
+        // microxcaling divides by 2^shared in fp32, exact but for the sign of a quotient that
+        // rounds to zero (at most 2^-150): its torch.sign(-0.0) is 0, so -0 and such quotients
+        // come out +0; every other quotient is exact or far below the element's smallest code.
+        y.magnitude = x.magnitude * multiplier;
+        y.negative = x.negative && y.magnitude > power_of_two(-(kFp32Bias + kFp32MantissaBits));  // 2^-150
+      } else {
+        y = to_fp32(x.negative, x.magnitude * multiplier);  // x * fp32 reciprocal, rounded to fp32
+      }
+      return narrow_with(y, element, contract.rounding, contract.overflow);
+    }));
   }
   return codes;
 }
@@ -241,15 +260,17 @@ void quantize_profile(const QuantizeConfig& config, const std::uint16_t* input, 
   for (std::size_t br = 0; br < g.block_rows; ++br) {
     for (std::size_t bc = 0; bc < g.block_cols; ++bc) {
       std::vector<Value> block;
+      std::vector<std::uint16_t> inputs;
       std::vector<std::size_t> where;
       for (std::size_t row = br * g.block_height; row < (br + 1) * g.block_height; ++row) {
         for (std::size_t col = bc * g.block_width; col < (bc + 1) * g.block_width; ++col) {
-          block.push_back(decode(in_format, input[row * f + col]));
+          inputs.push_back(input[row * f + col]);
+          block.push_back(decode(in_format, inputs.back()));
           where.push_back(row * f + col);
         }
       }
       const int e8m0 = profile_e8m0(config, block);
-      const std::vector<std::uint32_t> block_codes = profile_codes(config, block, e8m0);
+      const std::vector<std::uint32_t> block_codes = profile_codes(config, block, inputs, e8m0);
       for (std::size_t i = 0; i < block.size(); ++i) codes[where[i]] = block_codes[i];
       const std::size_t row = config.scale_layout == ScaleLayout::kPhysical ? physical_scale_row(br) : br;
       scale[row * g.block_cols + bc] = static_cast<std::uint8_t>(e8m0);
