@@ -339,6 +339,7 @@ class BandRows : public simd::BandRowList<BandRowsRebiased> {
 // simd::quantize_tensor's `Chunks` (chunk_loop.h): chunk() writes a chunk's data bytes to `out`
 // (defined below).
 struct Avx2Chunks {
+  static constexpr bool kMeasuresAhead = false;  // chunk() alone (chunk_loop.h)
   template <InputDtype kInput, ElementKind kElement, DataStores kStores>
   using Deferred = std::conditional_t<kElement != ElementKind::kFp4E2m1 && kStores == DataStores::kStreaming,
                                       BandRows<kInput, typename ElementFormat<kElement>::Type>, simd::NoDeferredWork>;

@@ -274,15 +274,38 @@ class LaneNarrow32 : public simd::LaneConstants<kInput, Format> {
 template <InputDtype kInput, class Format>
 class BandRows;
 
+// Steps 1-3 of a chunk (Avx512Chunks::measure): each lane's E8M0 and the path its rows take.
+template <int kVectors>
+struct Measured {
+  __m512i e8m0[kVectors];
+  ChunkPath path;
+};
+
 struct Avx512Chunks {
   // FP8 rows that need the subnormal band are redone in batches at streaming sizes (BandRows);
   // every other row is finished in its chunk.
   template <InputDtype kInput, ElementKind kElement, DataStores kStores>
   using Deferred = std::conditional_t<kElement != ElementKind::kFp4E2m1 && kStores == DataStores::kStreaming,
                                       BandRows<kInput, typename ElementFormat<kElement>::Type>, simd::NoDeferredWork>;
+  template <InputDtype kInput, class Format>
+  using Lanes = LaneNarrow32<kInput, Format>;
+  // The wide chunks of a row of chunks are measured one ahead of their narrow (chunk_loop.h,
+  // kMeasuresAhead): the next chunk's loads and its chain of maxima are issued before this
+  // chunk's narrow, whose work would otherwise fill the schedulers while it waits for its own
+  // E8M0 and hold the next chunk's loads back. On AMD family 0x1A the two then overlap.
+  static constexpr bool kMeasuresAhead = true;
+  template <InputDtype kInput, ElementKind kElement, bool kPrefetch, bool kWide>
+  static Measured<kWide ? 2 : 1> measure(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes,
+                                         std::size_t g, std::size_t col, std::size_t scale_row, int bias);
+  template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kWide, class Rows>
+  static void narrow(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes, Rows& deferred,
+                     const Measured<kWide ? 2 : 1>& measured, std::size_t g, std::size_t col, ChunkOutput out);
   template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide, class Rows>
-  static void chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes, Rows& deferred,
-                    std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out);
+  static void chunk(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes, Rows& deferred,
+                    std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out) {
+    narrow<kInput, kElement, kHighParity, kStream, kWide>(
+        t, lanes, deferred, measure<kInput, kElement, kPrefetch, kWide>(t, lanes, g, col, scale_row, bias), g, col, out);
+  }
 };
 
 // 32 input elements as two fp32 vectors: `lo` holds columns 8L..8L+3 in 128-bit lane L, `hi`
@@ -442,15 +465,12 @@ class BandRows : public simd::BandRowList<BandRowsRebiased> {
   }
 };
 
-template <int kVectors>
-using ChunkMagnitudes = __m512i[kBlockRows][kVectors];
-
 // Steps 4-6 for the 8 rows of a chunk, FP8, from the rows' magnitude bits. The rare row with a
 // lane the 16-bit formula cannot decide is recomputed before it is stored.
 template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath, class Deferred>
 MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
                                              Deferred& deferred, const std::uint16_t* row, ChunkOutput out,
-                                             const ChunkMagnitudes<kVectors>& magnitudes, const __m512i (&e8m0)[kVectors]) {
+                                             const __m512i (&e8m0)[kVectors]) {
   using Format = typename ElementFormat<kElement>::Type;
   using Lanes = LaneNarrow32<kInput, Format>;
   constexpr bool kGeneral = kPath == ChunkPath::kGeneral;
@@ -483,24 +503,25 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
       store_fp8_row<false, kStream>(lanes, in, codes, out_row);
       continue;
     }
+    __m512i magnitudes[kVectors];
     __m512i windows[kVectors];
     __m512i input_windows[kVectors];
     #pragma GCC unroll 8
     for (int v = 0; v < kVectors; ++v) {
-      codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], windows[v], input_windows[v]);
+      in[v] = load32(row + kVectorCols * v);
+      magnitudes[v] = lanes.magnitude(in[v]);
+      codes[v] = lanes.template codes<kGeneral>(magnitudes[v], rebiased[v], windows[v], input_windows[v]);
     }
     if (kGeneral && Lanes::has_subnormal_input(input_windows)) {
       #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(magnitudes[r][v], e8m0[v], false, nan_code);
+      for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(magnitudes[v], e8m0[v], false, nan_code);
     } else if constexpr (kDefer) {
       slots[count] = static_cast<std::uint8_t>(first_slot + static_cast<int>(r));
       count += Lanes::in_subnormal_band(windows) ? 1 : 0;
     } else if (Lanes::in_subnormal_band(windows)) {
       #pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) codes[v] = Lanes::template with_subnormal_band<kGeneral>(magnitudes[r][v], rebiased[v], codes[v]);
+      for (int v = 0; v < kVectors; ++v) codes[v] = Lanes::template with_subnormal_band<kGeneral>(magnitudes[v], rebiased[v], codes[v]);
     }
-    #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) in[v] = load32(row + kVectorCols * v);
     store_fp8_row<true, kStream>(lanes, in, codes, out_row);
   }
   if constexpr (kDefer) deferred.end_chunk(lanes, count, first_row, out.data, rebiased);
@@ -509,8 +530,7 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32
 // Steps 4-6 for the 8 rows of a chunk, FP4 (its subnormal band is decided in the lanes).
 template <InputDtype kInput, int kHighParity, bool kStream, int kVectors, ChunkPath kPath>
 MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32<kInput, E2M1>& lanes, const std::uint16_t* row,
-                                             ChunkOutput out, const ChunkMagnitudes<kVectors>& magnitudes,
-                                             const __m512i (&e8m0)[kVectors]) {
+                                             ChunkOutput out, const __m512i (&e8m0)[kVectors]) {
   using Format = E2M1;
   using Lanes = LaneNarrow32<kInput, Format>;
   constexpr bool kGeneral = kPath == ChunkPath::kGeneral;
@@ -529,38 +549,38 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(in[v], e8m0[v], true, nan_code);
     } else {
+      __m512i magnitudes[kVectors];
       __m512i windows[kVectors];  // FP4 decides its band in the lanes: unused
       __m512i input_windows[kVectors];
       #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) {
-        codes[v] = lanes.template codes<kGeneral>(magnitudes[r][v], rebiased[v], windows[v], input_windows[v]);
+        magnitudes[v] = lanes.magnitude(in[v]);
+        codes[v] = lanes.template codes<kGeneral>(magnitudes[v], rebiased[v], windows[v], input_windows[v]);
       }
       if (kGeneral && Lanes::has_subnormal_input(input_windows)) {
         #pragma GCC unroll 8
-        for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(magnitudes[r][v], e8m0[v], false, nan_code);
+        for (int v = 0; v < kVectors; ++v) codes[v] = fp32_codes<kInput, Format>(magnitudes[v], e8m0[v], false, nan_code);
       }
     }
     store_fp4_row<kHighParity, kStream>(in, codes, out_row);
   }
 }
 
-// One chunk: partition group g, columns [col, col + 32 * kVectors): 8 * kVectors blocks.
-// Writes the data bytes and the blocks' E8M0 bytes.
-template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide, class Rows>
-MXCONFORM_AVX512 void Avx512Chunks::chunk(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                          Rows& deferred, std::size_t g, std::size_t col, std::size_t scale_row, int bias,
-                                          ChunkOutput out) {
+// Steps 1-3 of one chunk: partition group g, columns [col, col + 32 * kVectors), 8 * kVectors
+// blocks. Stores the blocks' E8M0 bytes and returns each lane's E8M0 and the chunk's path.
+template <InputDtype kInput, ElementKind kElement, bool kPrefetch, bool kWide>
+MXCONFORM_AVX512 Measured<kWide ? 2 : 1> Avx512Chunks::measure(const Tensor& t,
+                                                              const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes,
+                                                              std::size_t g, std::size_t col, std::size_t scale_row, int bias) {
   constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
   using Format = typename ElementFormat<kElement>::Type;
-  using Lanes = LaneNarrow32<kInput, Format>;
-  constexpr bool kFp4 = kElement == ElementKind::kFp4E2m1;
+  using ChunkLanes = Lanes<kInput, Format>;
   const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
 
-  // Steps 1-2: magnitudes (kept for the narrow), their maxima over the 8 rows, then over each
-  // block's 4 columns. Float16 also tracks the smallest magnitude: a chunk without zeros and
-  // subnormal inputs takes the clean path whatever its scales.
+  // Steps 1-2: the magnitudes' maxima over the 8 rows, then over each block's 4 columns (the
+  // narrow loads the rows again). Float16 also tracks the smallest magnitude: a chunk without
+  // zeros and subnormal inputs takes the clean path whatever its scales.
   constexpr bool kTrackSmallest = kInput == InputDtype::kFloat16;
-  __m512i magnitudes[kBlockRows][kVectors];
   __m512i maxima[kVectors];
   __m512i smallest = _mm512_set1_epi16(-1);
   #pragma GCC unroll 8
@@ -576,23 +596,23 @@ MXCONFORM_AVX512 void Avx512Chunks::chunk(const Tensor& t, const LaneNarrow32<kI
     }
     #pragma GCC unroll 8
     for (int v = 0; v < kVectors; ++v) {
-      magnitudes[r][v] = lanes.magnitude(load32(row + kVectorCols * v));
-      maxima[v] = _mm512_max_epu16(maxima[v], magnitudes[r][v]);
-      if (kTrackSmallest) smallest = _mm512_min_epu16(smallest, magnitudes[r][v]);
+      const __m512i magnitude = lanes.magnitude(load32(row + kVectorCols * v));
+      maxima[v] = _mm512_max_epu16(maxima[v], magnitude);
+      if (kTrackSmallest) smallest = _mm512_min_epu16(smallest, magnitude);
     }
   }
   // Step 3, per lane: each lane holds its block's E8M0; vpmovqb takes one lane per block.
-  __m512i e8m0[kVectors];
+  Measured<kVectors> measured;
   __m128i scales[kVectors];
   __mmask32 special = 0, low_scale = 0;
-  const __m512i min_clean_field = _mm512_set1_epi16(lane16(Lanes::kMinE8m0 + bias));
+  const __m512i min_clean_field = _mm512_set1_epi16(lane16(ChunkLanes::kMinE8m0 + bias));
   #pragma GCC unroll 8
   for (int v = 0; v < kVectors; ++v) {
     const __m512i fields = fp32_fields<kInput>(spread_group_max(maxima[v]));
     special |= _mm512_cmpeq_epi16_mask(fields, _mm512_set1_epi16(lane16(Float32::kExponentFieldMax)));
     low_scale |= _mm512_cmplt_epi16_mask(fields, min_clean_field);
-    e8m0[v] = _mm512_max_epi16(_mm512_sub_epi16(fields, _mm512_set1_epi16(lane16(bias))), _mm512_set1_epi16(1));
-    scales[v] = _mm512_cvtepi64_epi8(e8m0[v]);
+    measured.e8m0[v] = _mm512_max_epi16(_mm512_sub_epi16(fields, _mm512_set1_epi16(lane16(bias))), _mm512_set1_epi16(1));
+    scales[v] = _mm512_cvtepi64_epi8(measured.e8m0[v]);
   }
   std::uint8_t* scale_out = t.scale + scale_row * t.scale_cols + col / kBlockCols;
   if constexpr (kVectors == 2) {
@@ -602,22 +622,35 @@ MXCONFORM_AVX512 void Avx512Chunks::chunk(const Tensor& t, const LaneNarrow32<kI
   }
   // Clean: E8M0 >= kMinE8m0 for every block, or (float16) every input normal.
   bool clean = low_scale == 0;
-  if (kTrackSmallest && !clean) clean = _mm512_cmplt_epu16_mask(smallest, _mm512_set1_epi16(lane16(Lanes::kNormal))) == 0;
-  if constexpr (kFp4) {
-    if (special != 0) {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, magnitudes, e8m0);
-    } else if (clean) {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, magnitudes, e8m0);
-    } else {
-      narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, magnitudes, e8m0);
+  if (kTrackSmallest && !clean) clean = _mm512_cmplt_epu16_mask(smallest, _mm512_set1_epi16(lane16(ChunkLanes::kNormal))) == 0;
+  measured.path = special != 0 ? ChunkPath::kSpecial : clean ? ChunkPath::kClean : ChunkPath::kGeneral;
+  return measured;
+}
+
+// Steps 4-6 of the chunk `measured` describes: its data bytes to `out`.
+template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kWide, class Rows>
+MXCONFORM_AVX512 void Avx512Chunks::narrow(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes,
+                                           Rows& deferred, const Measured<kWide ? 2 : 1>& measured, std::size_t g, std::size_t col,
+                                           ChunkOutput out) {
+  constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
+  const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
+  if constexpr (kElement == ElementKind::kFp4E2m1) {
+    switch (measured.path) {
+      case ChunkPath::kSpecial:
+        return narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, base, out, measured.e8m0);
+      case ChunkPath::kClean:
+        return narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kClean>(t, lanes, base, out, measured.e8m0);
+      case ChunkPath::kGeneral:
+        return narrow_rows_fp4<kInput, kHighParity, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, base, out, measured.e8m0);
     }
   } else {
-    if (special != 0) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, deferred, base, out, magnitudes, e8m0);
-    } else if (clean) {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, deferred, base, out, magnitudes, e8m0);
-    } else {
-      narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, deferred, base, out, magnitudes, e8m0);
+    switch (measured.path) {
+      case ChunkPath::kSpecial:
+        return narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kSpecial>(t, lanes, deferred, base, out, measured.e8m0);
+      case ChunkPath::kClean:
+        return narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kClean>(t, lanes, deferred, base, out, measured.e8m0);
+      case ChunkPath::kGeneral:
+        return narrow_rows_fp8<kInput, kElement, kStream, kVectors, ChunkPath::kGeneral>(t, lanes, deferred, base, out, measured.e8m0);
     }
   }
 }

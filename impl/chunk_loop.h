@@ -23,6 +23,12 @@ namespace mxconform::impl::simd {
 //                             (non-temporal with kStream), its E8M0 bytes to t.scale; with
 //                             kPrefetch (t.prefetch, at streaming sizes only) it prefetches its
 //                             rows ahead;
+//   kMeasuresAhead            with true, the wide chunks of a row of chunks go in two halves,
+//                             measure<kInput, kElement, kPrefetch, true>(t, lanes, g, col,
+//                             scale_row, bias) (steps 1-3: the E8M0 bytes stored, what the narrow
+//                             needs returned) and narrow<kInput, kElement, kHighParity, kStream,
+//                             true>(t, lanes, deferred, measured, g, col, out) (steps 4-6), each
+//                             chunk measured before the chunk ahead of it is narrowed;
 // With DataStores::kStreamingLines, two FP4 chunks write their half lines to an L1 buffer and
 // each row's line then leaves whole (data_stores.h says why). Runs inside a kernel's entry point
 // that carries its target attribute and `flatten`: that inlines this loop and the chunks into it.
@@ -60,9 +66,23 @@ inline void quantize_groups(const QuantizeConfig& config, const Tensor& tensor) 
         stream_lines(lines, kBlockRows, out + col / kElementsPerByte, out_stride);
       }
     }
-    for (; col < wide_cols; col += kWideCols) {
-      Chunks::template chunk<kInput, kElement, kHighParity, kStreamRows, kPrefetch, true>(
-          t, lanes, deferred, g, col, row, bias, ChunkOutput{out + col / kElementsPerByte, out_stride});
+    if constexpr (Chunks::kMeasuresAhead) {
+      if (col < wide_cols) {
+        auto next = Chunks::template measure<kInput, kElement, kPrefetch, true>(t, lanes, g, col, row, bias);
+        for (; col < wide_cols; col += kWideCols) {
+          const auto measured = next;
+          if (col + kWideCols < wide_cols) {
+            next = Chunks::template measure<kInput, kElement, kPrefetch, true>(t, lanes, g, col + kWideCols, row, bias);
+          }
+          Chunks::template narrow<kInput, kElement, kHighParity, kStreamRows, true>(
+              t, lanes, deferred, measured, g, col, ChunkOutput{out + col / kElementsPerByte, out_stride});
+        }
+      }
+    } else {
+      for (; col < wide_cols; col += kWideCols) {
+        Chunks::template chunk<kInput, kElement, kHighParity, kStreamRows, kPrefetch, true>(
+            t, lanes, deferred, g, col, row, bias, ChunkOutput{out + col / kElementsPerByte, out_stride});
+      }
     }
     if (narrow_chunk) {
       Chunks::template chunk<kInput, kElement, kHighParity, kStreamRows, kPrefetch, false>(
