@@ -289,10 +289,12 @@ struct Avx512Chunks {
                                       BandRows<kInput, typename ElementFormat<kElement>::Type>, simd::NoDeferredWork>;
   template <InputDtype kInput, class Format>
   using Lanes = LaneNarrow32<kInput, Format>;
-  // The wide chunks of a row of chunks are measured one ahead of their narrow (chunk_loop.h,
-  // kMeasuresAhead): the next chunk's loads and its chain of maxima are issued before this
-  // chunk's narrow, whose work would otherwise fill the schedulers while it waits for its own
-  // E8M0 and hold the next chunk's loads back. On AMD family 0x1A the two then overlap.
+  // With ordinary stores (L2-resident sizes) the wide chunks of a row of chunks are measured one
+  // ahead of their narrow (chunk_loop.h, kMeasuresAhead): the next chunk's loads and its chain of
+  // maxima are issued before this chunk's narrow, whose work would otherwise fill the schedulers
+  // while it waits for its own E8M0 and hold the next chunk's loads back. Measured on AMD family
+  // 0x1A (Zen 5): 5-7 % faster at 256 KiB, but 5-10 % slower at 64 MiB with streaming stores,
+  // where the chunks go one at a time (README.md, "Performance").
   static constexpr bool kMeasuresAhead = true;
   template <InputDtype kInput, ElementKind kElement, bool kPrefetch, bool kWide>
   static Measured<kWide ? 2 : 1> measure(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes,

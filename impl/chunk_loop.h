@@ -23,7 +23,8 @@ namespace mxconform::impl::simd {
 //                             (non-temporal with kStream), its E8M0 bytes to t.scale; with
 //                             kPrefetch (t.prefetch, at streaming sizes only) it prefetches its
 //                             rows ahead;
-//   kMeasuresAhead            with true, the wide chunks of a row of chunks go in two halves,
+//   kMeasuresAhead            with true and ordinary stores, the wide chunks of a row of
+//                             chunks go in two halves,
 //                             measure<kInput, kElement, kPrefetch, true>(t, lanes, g, col,
 //                             scale_row, bias) (steps 1-3: the E8M0 bytes stored, what the narrow
 //                             needs returned) and narrow<kInput, kElement, kHighParity, kStream,
@@ -66,7 +67,7 @@ inline void quantize_groups(const QuantizeConfig& config, const Tensor& tensor) 
         stream_lines(lines, kBlockRows, out + col / kElementsPerByte, out_stride);
       }
     }
-    if constexpr (Chunks::kMeasuresAhead) {
+    if constexpr (Chunks::kMeasuresAhead && kStores == DataStores::kOrdinary) {
       if (col < wide_cols) {
         auto next = Chunks::template measure<kInput, kElement, kPrefetch, true>(t, lanes, g, col, row, bias);
         for (; col < wide_cols; col += kWideCols) {
