@@ -23,13 +23,12 @@ namespace mxconform::impl::simd {
 //                             (non-temporal with kStream), its E8M0 bytes to t.scale; with
 //                             kPrefetch (t.prefetch, at streaming sizes only) it prefetches its
 //                             rows ahead;
-//   kMeasuresAhead            with true and ordinary stores, the wide chunks of a row of
-//                             chunks go in two halves,
+//   kMeasuresAhead            true: with ordinary stores a row of wide chunks goes in halves,
 //                             measure<kInput, kElement, kPrefetch, true>(t, lanes, g, col,
-//                             scale_row, bias) (steps 1-3: the E8M0 bytes stored, what the narrow
-//                             needs returned) and narrow<kInput, kElement, kHighParity, kStream,
-//                             true>(t, lanes, deferred, measured, g, col, out) (steps 4-6), each
-//                             chunk measured before the chunk ahead of it is narrowed;
+//                             scale_row, bias) (steps 1-3: stores the E8M0 bytes, returns what
+//                             the narrow needs) and narrow<kInput, kElement, kHighParity,
+//                             kStream, true>(t, lanes, deferred, measured, g, col, out) (steps
+//                             4-6), each chunk measured before the one ahead of it is narrowed;
 // With DataStores::kStreamingLines, two FP4 chunks write their half lines to an L1 buffer and
 // each row's line then leaves whole (data_stores.h says why). Runs inside a kernel's entry point
 // that carries its target attribute and `flatten`: that inlines this loop and the chunks into it.
