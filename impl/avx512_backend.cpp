@@ -14,8 +14,8 @@
 // - the same chunk geometry, 8 rows x 64 columns (16 blocks), so every path decision is taken
 //   over the same 64-lane row segments as in the AVX2 kernel, the segments the exhaustive
 //   element campaign (certify/exhaustive_campaign.h) separates patterns into;
-// - the chunk's 16 magnitude vectors kept in registers from the block maxima (steps 1-2) to the
-//   narrow (steps 4-5), so each input vector is masked once;
+// - each chunk in two halves, measure (steps 1-3) and narrow (steps 4-6, loading the rows again),
+//   with ordinary stores the next chunk measured before this one is narrowed (Avx512Chunks);
 // - the ties-to-even bit added under a mask (vptestmw) instead of a shift and an and;
 // - the FP4 subnormal band decided by two compares into masks and masked maxima;
 // - the sign bytes merged by one vpternlog; E8M0 bytes taken from the lanes by vpmovqb.
@@ -42,8 +42,8 @@
 
 #ifndef MXCONFORM_AVX512_SIMDE
 #define MXCONFORM_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
-// The row and chunk helpers hold 16 magnitude vectors across calls: forced inline, so that they
-// stay in registers.
+// The row and chunk helpers pass vectors (E8M0, rebias, a row's inputs and codes) across calls:
+// forced inline, so that they stay in registers.
 #define MXCONFORM_AVX512_INLINE __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline
 // A kernel's entry point: `flatten` inlines the shared loop (simd::quantize_tensor), which has no
 // target attribute of its own, and the chunks it calls.
@@ -297,11 +297,11 @@ struct Avx512Chunks {
   // where the chunks go one at a time (README.md, "Performance").
   static constexpr bool kMeasuresAhead = true;
   template <InputDtype kInput, ElementKind kElement, bool kPrefetch, bool kWide>
-  static Measured<kWide ? 2 : 1> measure(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes,
+  static Measured<kWide ? kWideVectors : kNarrowVectors> measure(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes,
                                          std::size_t g, std::size_t col, std::size_t scale_row, int bias);
   template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kWide, class Rows>
   static void narrow(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes, Rows& deferred,
-                     const Measured<kWide ? 2 : 1>& measured, std::size_t g, std::size_t col, ChunkOutput out);
+                     const Measured<kWide ? kWideVectors : kNarrowVectors>& measured, std::size_t g, std::size_t col, ChunkOutput out);
   template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kPrefetch, bool kWide, class Rows>
   static void chunk(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes, Rows& deferred,
                     std::size_t g, std::size_t col, std::size_t scale_row, int bias, ChunkOutput out) {
@@ -467,8 +467,8 @@ class BandRows : public simd::BandRowList<BandRowsRebiased> {
   }
 };
 
-// Steps 4-6 for the 8 rows of a chunk, FP8, from the rows' magnitude bits. The rare row with a
-// lane the 16-bit formula cannot decide is recomputed before it is stored.
+// Steps 4-6 for the 8 rows of a chunk, FP8, from the rows (loaded again) and their E8M0. The rare
+// row with a lane the 16-bit formula cannot decide is recomputed before it is stored.
 template <InputDtype kInput, ElementKind kElement, bool kStream, int kVectors, ChunkPath kPath, class Deferred>
 MXCONFORM_AVX512_INLINE void narrow_rows_fp8(const Tensor& t, const LaneNarrow32<kInput, typename ElementFormat<kElement>::Type>& lanes,
                                              Deferred& deferred, const std::uint16_t* row, ChunkOutput out,
@@ -571,7 +571,7 @@ MXCONFORM_AVX512_INLINE void narrow_rows_fp4(const Tensor& t, const LaneNarrow32
 // Steps 1-3 of one chunk: partition group g, columns [col, col + 32 * kVectors), 8 * kVectors
 // blocks. Stores the blocks' E8M0 bytes and returns each lane's E8M0 and the chunk's path.
 template <InputDtype kInput, ElementKind kElement, bool kPrefetch, bool kWide>
-MXCONFORM_AVX512 Measured<kWide ? 2 : 1> Avx512Chunks::measure(const Tensor& t,
+MXCONFORM_AVX512 Measured<kWide ? kWideVectors : kNarrowVectors> Avx512Chunks::measure(const Tensor& t,
                                                               const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes,
                                                               std::size_t g, std::size_t col, std::size_t scale_row, int bias) {
   constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
@@ -632,7 +632,7 @@ MXCONFORM_AVX512 Measured<kWide ? 2 : 1> Avx512Chunks::measure(const Tensor& t,
 // Steps 4-6 of the chunk `measured` describes: its data bytes to `out`.
 template <InputDtype kInput, ElementKind kElement, int kHighParity, bool kStream, bool kWide, class Rows>
 MXCONFORM_AVX512 void Avx512Chunks::narrow(const Tensor& t, const Lanes<kInput, typename ElementFormat<kElement>::Type>& lanes,
-                                           Rows& deferred, const Measured<kWide ? 2 : 1>& measured, std::size_t g, std::size_t col,
+                                           Rows& deferred, const Measured<kWide ? kWideVectors : kNarrowVectors>& measured, std::size_t g, std::size_t col,
                                            ChunkOutput out) {
   constexpr int kVectors = kWide ? kWideVectors : kNarrowVectors;
   const std::uint16_t* base = t.input + g * kBlockRows * t.free + col;
