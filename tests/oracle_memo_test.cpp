@@ -80,9 +80,11 @@ std::vector<std::uint16_t> mixed_input(std::uint32_t seed) {
 std::vector<std::uint8_t> quantized(const QuantizeConfig& config, const std::vector<std::uint16_t>& input, bool bypass) {
   const Geometry g = geometry(config);
   std::vector<std::uint8_t> bytes(g.data_bytes + g.scale_bytes);
-  memo_bypassed = bypass;
+  struct Bypass {  // restored even if quantize throws, so later cases use the memo
+    explicit Bypass(bool on) { memo_bypassed = on; }
+    ~Bypass() { memo_bypassed = false; }
+  } bypassed(bypass);
   quantize(config, input.data(), bytes.data(), bytes.data() + g.data_bytes);
-  memo_bypassed = false;
   return bytes;
 }
 
